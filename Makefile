@@ -15,6 +15,8 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev,sim]'
+	# pyrender pins PyOpenGL 3.1.0, whose OSMesa/EGL import fails; 3.1.7 works (SIMULATOR-NOTES.md)
+	$(PY) -m pip install --quiet 'PyOpenGL==3.1.7'
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -1,0 +1,356 @@
+"""Legal plays under the standard rules, as distinct resulting positions.
+
+The rules (STD Movement-1..4, Hitting and Entering, Bearing Off; RG19 4.2.2.1; DIGEST A5.1):
+
+* both dice must be used if possible; if only one can be used and either could, the larger;
+* a double is played as four moves of that number, as many as possible;
+* a checker on the bar must enter before any other checker moves;
+* bearing off only with every checker home; a die larger than the highest occupied point bears off
+  from the highest point (the higher-point rule).
+
+Plays that reach the same position are one play (as in GNU Backgammon): a play is identified by its
+resulting position, and one representative step sequence is kept for its notation.
+
+>>> from rules.position import Position
+>>> plays = Position.start().legal_plays("31")
+>>> len(plays), Play.parse("8/5 6/5") in plays, Play.parse("24/20") in plays
+(16, True, False)
+>>> str(plays.play_for(Position.start().apply("8/5 6/5", "31")))
+'8/5 6/5'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from rules.dice import Dice
+from rules.errors import IllegalPlayError, InvalidPlayError
+from rules.play import Play, Step
+from rules.position import Board, Position
+
+if TYPE_CHECKING:  # pragma: no cover
+    pass
+
+Key = tuple[Board, Board]
+"""(mover's board, opponent's board) after a play, both in their owners' numbering."""
+
+RawSteps = tuple[tuple[int, int, bool], ...]
+
+
+# ----------------------------------------------------------------------------------- the core
+def generate(my: Board, opp: Board, d1: int, d2: int) -> dict[Key, RawSteps]:
+    """All distinct results of a roll for the mover with board ``my`` against ``opp``.
+
+    Returns ``{(my_after, opp_after): steps}`` with one representative single-die step sequence
+    ``((src, dst, hit), ...)`` per result. A player who cannot move gets one result, his own
+    position, with no steps.
+    """
+    m = list(my)
+    o = list(opp)
+    if d1 == d2:
+        return _gen_double(m, o, d1)
+    return _gen_nondouble(m, o, d1, d2)
+
+
+def _dest(m: list[int], o: list[int], s: int, d: int) -> int:
+    """Destination of a checker on ``s`` moved ``d`` (0 = off), or -1 when not allowed."""
+    t = s - d
+    if t > 0:
+        return t if o[25 - t] < 2 else -1
+    # bearing off: every checker must be home (points 1..6), RG19/STD Bearing Off
+    for q in range(7, 26):
+        if m[q]:
+            return -1
+    if t == 0:
+        return 0
+    # higher-point rule: a larger die may bear off only from the highest occupied point
+    for q in range(s + 1, 7):
+        if m[q]:
+            return -1
+    return 0
+
+
+def _gen_nondouble(m: list[int], o: list[int], a: int, b: int) -> dict[Key, RawSteps]:
+    both: dict[Key, RawSteps] = {}
+    single_hi: dict[Key, RawSteps] = {}
+    single_lo: dict[Key, RawSteps] = {}
+    hi = a if a > b else b
+    for x, y in ((a, b), (b, a)):
+        single = single_hi if x == hi else single_lo
+        srcs1 = (25,) if m[25] else [s for s in range(24, 0, -1) if m[s]]
+        for s in srcs1:
+            t = _dest(m, o, s, x)
+            if t < 0:
+                continue
+            # apply first step
+            m[s] -= 1
+            m[t] += 1
+            hit = t > 0 and o[25 - t] == 1
+            if hit:
+                o[25 - t] = 0
+                o[25] += 1
+            moved2 = False
+            srcs2 = (25,) if m[25] else [q for q in range(24, 0, -1) if m[q]]
+            for s2 in srcs2:
+                t2 = _dest(m, o, s2, y)
+                if t2 < 0:
+                    continue
+                moved2 = True
+                m[s2] -= 1
+                m[t2] += 1
+                hit2 = t2 > 0 and o[25 - t2] == 1
+                if hit2:
+                    o[25 - t2] = 0
+                    o[25] += 1
+                key = (tuple(m), tuple(o))
+                if key not in both:
+                    both[key] = ((s, t, hit), (s2, t2, hit2))
+                if hit2:
+                    o[25] -= 1
+                    o[25 - t2] = 1
+                m[t2] -= 1
+                m[s2] += 1
+            if not moved2 and not both:
+                key = (tuple(m), tuple(o))
+                if key not in single:
+                    single[key] = ((s, t, hit),)
+            if hit:
+                o[25] -= 1
+                o[25 - t] = 1
+            m[t] -= 1
+            m[s] += 1
+    if both:
+        return both
+    if single_hi:
+        return single_hi
+    if single_lo:
+        return single_lo
+    return {(tuple(m), tuple(o)): ()}
+
+
+def _gen_double(m: list[int], o: list[int], d: int) -> dict[Key, RawSteps]:
+    # Moves are generated with non-increasing source points: any multiset of moves can be played in
+    # that order (a checker moved on continues from a lower point; bar entry and bearing off only get
+    # easier), so every distinct result is still found while the permutations are not.
+    results: dict[Key, RawSteps] = {}
+    best = 0
+    stack: list[tuple[int, int, bool]] = []
+
+    def rec(depth: int, maxs: int) -> None:
+        nonlocal best
+        moved = False
+        if depth < 4:
+            srcs = (25,) if m[25] else range(min(maxs, 24), 0, -1)
+            for s in srcs:
+                if not m[s]:
+                    continue
+                t = _dest(m, o, s, d)
+                if t < 0:
+                    continue
+                moved = True
+                m[s] -= 1
+                m[t] += 1
+                hit = t > 0 and o[25 - t] == 1
+                if hit:
+                    o[25 - t] = 0
+                    o[25] += 1
+                stack.append((s, t, hit))
+                rec(depth + 1, s)
+                stack.pop()
+                if hit:
+                    o[25] -= 1
+                    o[25 - t] = 1
+                m[t] -= 1
+                m[s] += 1
+        if not moved and depth >= best:
+            if depth > best:
+                best = depth
+                results.clear()
+            key = (tuple(m), tuple(o))
+            if key not in results:
+                results[key] = tuple(stack)
+
+    rec(0, 25)
+    return results
+
+
+# ------------------------------------------------------------------------------ the public view
+def _result_position(pos: Position, key: Key) -> Position:
+    my, opp = key
+    t = pos.turn
+    if t == 0:
+        return Position._unchecked(my, opp, 1, pos.out_of_play)
+    return Position._unchecked(opp, my, 0, pos.out_of_play)
+
+
+class LegalPlays:
+    """The legal plays of the player on roll for one roll: a lazy view like python-chess's
+    ``board.legal_moves`` (computed on first use).
+
+    Supports ``len``, iteration (one :class:`Play` per distinct resulting position) and ``in`` with
+    a :class:`Play`, a notation string or a resulting :class:`Position`.
+    """
+
+    __slots__ = ("position", "dice", "_results")
+
+    def __init__(self, position: Position, dice: Dice | tuple[int, int] | str) -> None:
+        self.position = position
+        self.dice = Dice.coerce(dice)
+        self._results: dict[Position, Play] | None = None
+
+    def _compute(self) -> dict[Position, Play]:
+        if self._results is None:
+            my, opp = self.position.mover_view()
+            raw = generate(my, opp, self.dice.first, self.dice.second)
+            self._results = {
+                _result_position(self.position, key): Play(Step(*st) for st in steps)
+                for key, steps in raw.items()
+            }
+        return self._results
+
+    def __len__(self) -> int:
+        return len(self._compute())
+
+    def __iter__(self) -> Iterator[Play]:
+        return iter(self._compute().values())
+
+    def __bool__(self) -> bool:
+        """True when the mover can move at all (False for a dance or a blocked position)."""
+        plays = self._compute()
+        return not (len(plays) == 1 and not next(iter(plays.values())))
+
+    def __contains__(self, item: object) -> bool:
+        if isinstance(item, Position):
+            return item in self._compute()
+        if isinstance(item, (Play, str)):
+            try:
+                apply_play(self.position, item, self.dice, legal=self)
+            except (IllegalPlayError, InvalidPlayError):
+                return False
+            return True
+        return False
+
+    def positions(self) -> list[Position]:
+        """The distinct resulting positions (the opponent then on roll)."""
+        return list(self._compute())
+
+    def items(self) -> list[tuple[Play, Position]]:
+        return [(play, pos) for pos, play in self._compute().items()]
+
+    def play_for(self, after: Position) -> Play:
+        """The notation of the play reaching ``after`` (as gnubg rebuilds it from before/after/dice)."""
+        try:
+            return self._compute()[after]
+        except KeyError:
+            raise IllegalPlayError(
+                f"no legal play with {self.dice} reaches {after!r} from {self.position!r}"
+            ) from None
+
+    def __repr__(self) -> str:
+        plays = ", ".join(str(p) or "(no play)" for p in self)
+        return f"<LegalPlays({plays}) for {self.dice}>"
+
+
+def legal_plays(position: Position, dice: Dice | tuple[int, int] | str) -> LegalPlays:
+    return LegalPlays(position, dice)
+
+
+def resulting_positions(position: Position, dice: Dice | tuple[int, int] | str) -> list[Position]:
+    """Distinct positions the player on roll can reach with ``dice`` (the referee scores these)."""
+    return LegalPlays(position, dice).positions()
+
+
+def notation(before: Position, after: Position, dice: Dice | tuple[int, int] | str) -> Play:
+    """Rebuild the play from the positions before and after and the dice (like gnubg does)."""
+    return LegalPlays(before, dice).play_for(after)
+
+
+# ------------------------------------------------------------------------- applying a notation
+def _literal_results(my: Board, opp: Board, steps: tuple[Step, ...], dice: tuple[int, ...]) -> set[Key]:
+    """Positions a written play can mean: each written step walked with some order of the unused dice
+    (intermediate landings hit blots), so ``24/13`` with 6-5 tries 24/18/13 and 24/19/13."""
+    out: set[Key] = set()
+    m = list(my)
+    o = list(opp)
+
+    def walk(i: int, remaining: tuple[int, ...]) -> None:
+        if i == len(steps):
+            out.add((tuple(m), tuple(o)))
+            return
+        src, dst = steps[i].src, steps[i].dst
+        if not m[src]:
+            return
+        # choose an ordered sub-sequence of the remaining dice carrying the checker from src to dst
+        def path(at: int, rem: tuple[int, ...]) -> None:
+            for j, d in enumerate(rem):
+                if d in rem[:j]:
+                    continue  # the same value was tried already
+                t = at - d
+                final = t == dst or (dst == 0 and t <= 0)
+                if not final and t <= dst:
+                    continue
+                if t > 0 and o[25 - t] >= 2:
+                    continue
+                hit = t > 0 and o[25 - t] == 1
+                if hit:
+                    o[25 - t] = 0
+                    o[25] += 1
+                rest = rem[:j] + rem[j + 1:]
+                if final:
+                    m[src] -= 1
+                    m[max(t, 0)] += 1
+                    walk(i + 1, rest)
+                    m[max(t, 0)] -= 1
+                    m[src] += 1
+                else:
+                    path(t, rest)
+                if hit:
+                    o[25] -= 1
+                    o[25 - t] = 1
+
+        path(src, remaining)
+
+    walk(0, dice)
+    return out
+
+
+def apply_play(position: Position, play: Play | str, dice: Dice | tuple[int, int] | str,
+               legal: LegalPlays | None = None) -> Position:
+    """The position after ``play`` (notation or :class:`Play`) with ``dice``.
+
+    Raises :class:`InvalidPlayError` for unreadable notation and :class:`IllegalPlayError` when the
+    play is not one of the legal plays, with the reason where it is a common one.
+    """
+    if isinstance(play, str):
+        play = Play.parse(play)
+    view = legal if legal is not None else LegalPlays(position, dice)
+    results = view._compute()
+    my, opp = position.mover_view()
+    cands = [_result_position(position, k) for k in _literal_results(my, opp, play.steps, view.dice.moves)]
+    legal_cands = [c for c in cands if c in results]
+    if legal_cands:
+        if len(legal_cands) > 1:
+            # an unmarked combined move passes no blot (gnubg writes intermediate hits): fewest hits
+            legal_cands.sort(key=lambda c: c.on_bar(1 - position.turn))
+        return legal_cands[0]
+    raise IllegalPlayError(_why_illegal(position, play, view, bool(cands)))
+
+
+def _why_illegal(position: Position, play: Play, view: LegalPlays, walkable: bool) -> str:
+    dice = view.dice
+    head = f"{str(play) or '(no play)'} with {dice} is not legal for player {position.turn}"
+    results = view._compute()
+    options = [str(p) or "(no play)" for p in list(results.values())[:6]]
+    more = "" if len(results) <= 6 else f" ... ({len(results)} in all)"
+    allowed = f"; legal plays: {', '.join(options)}{more}"
+    my, _ = position.mover_view()
+    if not walkable:
+        if my[25] and play.steps and play.steps[0].src != 25:
+            return f"{head}: a checker on the bar must enter first (RG19 4.2.2.1){allowed}"
+        return f"{head}: the written moves do not fit the dice or are blocked{allowed}"
+    max_dice = max((len(p.steps) for p in results.values()), default=0)
+    used = len(play.steps) if all(abs(s.distance) in dice.moves for s in play.steps) else None
+    if used is not None and used < max_dice:
+        return f"{head}: it uses {used} dice but {max_dice} can be played (STD Movement-3){allowed}"
+    return f"{head}{allowed}"

@@ -90,6 +90,7 @@ class Termination(Enum):
     PASS = "pass"  # a double refused, RG19 4.6.2 / A7.12
     RESIGN = "resign"  # a concession accepted, RG19 4.5.1
     CLAIM = "claim"  # a valid claim, RG19 4.5.2
+    FORFEIT = "forfeit"  # the loser abandoned the match (online sites); the winner gets what he needed
 
 
 class DeadCubeRule(Enum):
@@ -539,6 +540,29 @@ class MatchState:
             doubled=False,
             automatic=0,
             winner=match_winner,
+            results=(*self.results, result),
+        )
+
+    def forfeit(self, winner: Player) -> MatchState:
+        """The opponent of ``winner`` abandons the match: ``winner`` is credited the points he
+        needed and wins it (online sites record this as 'Wins N point and the match'). Not a
+        tournament rule: a referee reports it, it does not offer it."""
+        if self.winner is not None:
+            raise MatchOverError(f"the match is over ({self.winner.name} won)")
+        if self.money:
+            raise ValueError("a forfeit ends a match; money play has no match to forfeit")
+        needed = self.away(winner)
+        score = list(self.score)
+        score[winner] += needed
+        result = GameResult(winner=winner, kind=ResultKind.SINGLE, cube=self.cube.value,
+                            termination=Termination.FORFEIT, points=needed)
+        return replace(
+            self,
+            score=(score[0], score[1]),
+            game=self.game + 1,
+            crawford=False,
+            cube=CubeState(),
+            winner=winner,
             results=(*self.results, result),
         )
 

@@ -1,0 +1,139 @@
+"""``gammonwatch serve``: the web server, fed by a recorded table-state stream (or, later, a camera).
+
+    gammonwatch serve --replay STATES.jsonl [--speed 2] [--host 127.0.0.1] [--port 8000]
+                      [--db gammonwatch.db | postgresql://...] [--rules usbgf-2019]
+                      [--table t1] [--name "Feature table 1"] [--players Ann Bob] [--length 7]
+    gammonwatch serve                      # the server alone: tables and states over the REST API
+    gammonwatch serve --source camera:0 --calibration PROFILE.json   # not available yet (issue 7)
+
+It prints the monitor page's URL and the monitor token. The event log survives restarts: run the
+same command again and the server rebuilds its state from the log and carries on the replay from the
+first state not yet fed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+from server.app import Settings, create_app
+from server.live import Live
+from server.models import ClockMode, ClockSettings, MatchCreate, TableCreate
+from server.sources import Source, SourceError, SourceUnavailable, open_source
+
+log = logging.getLogger("gammonwatch.serve")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="gammonwatch serve", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--replay", metavar="STATES.jsonl", help="play a recorded table-state stream in real time")
+    src.add_argument("--source", metavar="SPEC", help="camera:N | video:PATH | rtsp://... | images:DIR | replay:PATH")
+    p.add_argument("--calibration", metavar="PROFILE", help="calibration profile for a live --source")
+    p.add_argument("--speed", type=float, default=1.0, help="replay speed factor (2 = twice as fast, 0 = no waiting)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--db", help="event log: SQLite path or postgresql:// URL (default: $GAMMONWATCH_DB or gammonwatch.db)")
+    p.add_argument("--rules", default="usbgf-2019", help="rule set of the match (default usbgf-2019)")
+    p.add_argument("--table", default="t1", help="table id for the fed stream (default t1)")
+    p.add_argument("--name", default="Feature table 1", help="table name shown on the pages")
+    p.add_argument("--players", nargs=2, metavar=("FIRST", "SECOND"), help="player names (default: from the stream)")
+    p.add_argument("--length", type=int, help="match length (default: from the stream's match_setup, else 7)")
+    p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    return p
+
+
+def match_for(args: argparse.Namespace, setup: dict[str, Any] | None) -> MatchCreate:
+    """The match to start: the stream's ``match_setup`` line, overridden by the command line."""
+    s = setup or {}
+    orientation = s.get("orientation") or {}
+    players = args.players or s.get("players") or ("Player 1", "Player 2")
+    score = s.get("score", (0, 0))
+    return MatchCreate(
+        players=(players[0], players[1]),
+        length=args.length if args.length is not None else s.get("length", 7),
+        rules=args.rules,
+        dice_mode=s.get("dice_mode", "two"),
+        first_colour=s.get("first_colour", "light"),
+        near=orientation.get("near", "light"),
+        home=orientation.get("home", "right"),
+        score=(score[0], score[1]),
+        end_signal=s.get("end_signal"),
+        clock=ClockSettings(mode=ClockMode.TIMED if s.get("clock") else ClockMode.NONE),
+        event="",
+    )
+
+
+def feed_job(source: Source, table: TableCreate, match: MatchCreate) -> Any:
+    """A lifespan background task that feeds ``source`` into the table, resuming after a restart."""
+
+    async def run(live: Live) -> None:
+        t = live.tables.get(table.id or "") or live.create_table(table)
+        wanted = match.model_dump(mode="json")
+        m = t.match
+        if m is None or m.config != wanted:
+            m = live.start_match(t.id, match)
+        skip = m.states
+        if skip:
+            log.info("resuming %s after the %d states already in the event log", source.description, skip)
+        fed = rejected = 0
+        async for item in source.items(skip):
+            if item.state is not None:
+                try:
+                    live.ingest(t.id, item.state)
+                    fed += 1
+                except ValueError as exc:
+                    rejected += 1
+                    log.error("table %s: state rejected: %s", t.id, exc)
+            if item.frame is not None:
+                live.set_frame(t.id, item.frame)
+        log.info("%s finished: %d states fed, %d rejected", source.description, fed, rejected)
+
+    return run
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    spec = f"replay:{args.replay}" if args.replay else args.source
+    background = []
+    if spec:
+        try:
+            source = open_source(spec, speed=args.speed, calibration=args.calibration)
+        except (SourceUnavailable, SourceError) as exc:
+            print(f"gammonwatch serve: {exc}", file=sys.stderr)
+            return 2
+        try:
+            match = match_for(args, getattr(source, "match_setup", None))
+        except ValueError as exc:
+            print(f"gammonwatch serve: bad match settings: {exc}", file=sys.stderr)
+            return 2
+        table = TableCreate(id=args.table, name=args.name, source=spec)
+        background.append(feed_job(source, table, match))
+    settings = Settings.from_env(db=args.db, rules=args.rules)
+    try:
+        app = create_app(settings, background)
+    except ValueError as exc:
+        print(f"gammonwatch serve: {exc}", file=sys.stderr)
+        return 2
+    import uvicorn
+
+    base = f"http://{args.host}:{args.port}"
+    print(f"gammonwatch: event log {settings.db}", flush=True)
+    print(f"gammonwatch: monitor   {base}/monitor?table={args.table}#token={settings.token}", flush=True)
+    print(f"gammonwatch: overlay   {base}/overlay?table={args.table}&layout=full&delay=0", flush=True)
+    print(f"gammonwatch: API docs  {base}/docs", flush=True)
+    if settings.token_generated:
+        print(f"gammonwatch: monitor token (generated; set GAMMONWATCH_TOKEN to choose one): {settings.token}", flush=True)
+    else:
+        print("gammonwatch: monitor token from GAMMONWATCH_TOKEN", flush=True)
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level, ws="websockets")
+    server = uvicorn.Server(config)
+    try:
+        server.run()
+    except OSError as exc:
+        print(f"gammonwatch serve: cannot listen on {args.host}:{args.port}: {exc}; choose another --port", file=sys.stderr)
+        return 2
+    return 0 if server.started else 1

@@ -1,0 +1,135 @@
+"""Where a table's states come from: the seam between ``gammonwatch serve`` and the pipeline.
+
+A source is an async iterator of :class:`SourceItem`: a table state (a JSON object of
+``schemas/table_state.schema.json``), optionally with a camera frame to show on the monitor page.
+:func:`open_source` turns a ``--source`` spec into one.
+
+- ``replay:STATES.jsonl`` (what ``--replay`` uses): a recorded table-state stream, played in real
+  time by the states' ``t`` (seconds), scaled by ``speed``.
+- ``camera:N``, ``video:PATH``, ``rtsp://...``, ``images:DIR``: the live pipeline (frame source ->
+  vision -> tracker) belongs to the end-to-end work (issue 7) and is **not available yet**; they
+  raise :class:`SourceUnavailable` with that message. To add them, implement a :class:`Source`
+  that yields :class:`SourceItem` and return it from :func:`open_source`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from server.live import FrameInfo
+
+LIVE_PREFIXES = ("camera:", "video:", "rtsp://", "rtsps://", "images:")
+
+
+class SourceUnavailable(RuntimeError):
+    """A ``--source`` that this build cannot open; the message says why and what to use instead."""
+
+
+class SourceError(ValueError):
+    """A source that cannot be read (missing file, bad line); the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class SourceItem:
+    state: dict[str, Any] | None = None
+    frame: FrameInfo | None = None
+    match_setup: dict[str, Any] | None = None
+    """A ``match_setup`` object found in the stream (the referee's set-up JSON), if any."""
+
+
+class Source(Protocol):
+    description: str
+
+    def items(self, skip_states: int = 0) -> AsyncIterator[SourceItem]: ...
+
+
+class ReplaySource:
+    """A recorded table-state stream (JSON lines), played in real time.
+
+    Lines with ``"type": "table_state"`` are states; a ``"type": "match_setup"`` line (usually the
+    first) sets up the match; blank lines and lines starting with ``#`` are skipped. ``speed`` 2.0
+    plays twice as fast; 0 plays as fast as possible.
+    """
+
+    def __init__(self, path: str | Path, speed: float = 1.0) -> None:
+        self.path = Path(path)
+        if speed < 0:
+            raise SourceError(f"--speed must be >= 0 (0 = as fast as possible); got {speed}")
+        self.speed = speed
+        self.description = f"recorded stream {self.path}"
+        if not self.path.is_file():
+            raise SourceError(f"{self.path}: no such file; --replay needs a table-state stream (JSON lines)")
+        self._lines = self._read()
+
+    def _read(self) -> list[tuple[int, dict[str, Any]]]:
+        out = []
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SourceError(f"{self.path}: cannot read it ({exc}); expected UTF-8 JSON lines") from exc
+        for lineno, line in enumerate(text.splitlines(), 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise SourceError(f"{self.path} line {lineno}: not JSON ({exc.msg}); each line must be one table state") from None
+            kind = obj.get("type") if isinstance(obj, dict) else None
+            if kind not in ("table_state", "match_setup"):
+                raise SourceError(
+                    f"{self.path} line {lineno}: expected an object with \"type\": \"table_state\" (or \"match_setup\"); "
+                    f"got {str(kind)!r}"
+                )
+            out.append((lineno, obj))
+        return out
+
+    @property
+    def match_setup(self) -> dict[str, Any] | None:
+        for _, obj in self._lines:
+            if obj["type"] == "match_setup":
+                return obj
+        return None
+
+    @property
+    def state_count(self) -> int:
+        return sum(1 for _, obj in self._lines if obj["type"] == "table_state")
+
+    async def items(self, skip_states: int = 0) -> AsyncIterator[SourceItem]:
+        """The states after the first ``skip_states`` (already fed before a restart), paced by ``t``."""
+        states = [obj for _, obj in self._lines if obj["type"] == "table_state"]
+        start_wall = time.monotonic()
+        start_t: float | None = None
+        for obj in states[skip_states:]:
+            t = obj.get("t")
+            if self.speed > 0 and isinstance(t, int | float):
+                if start_t is None:
+                    start_t = float(t)
+                wait = (float(t) - start_t) / self.speed - (time.monotonic() - start_wall)
+                if wait > 0:
+                    await asyncio.sleep(wait)
+            else:
+                await asyncio.sleep(0)
+            yield SourceItem(state=obj)
+
+
+def open_source(spec: str, *, speed: float = 1.0, calibration: str | None = None) -> Source:
+    """The source for a ``--source`` spec (``replay:PATH`` or a live spec, see the module docstring)."""
+    if spec.startswith("replay:"):
+        return ReplaySource(spec.removeprefix("replay:"), speed)
+    if spec.startswith(LIVE_PREFIXES):
+        raise SourceUnavailable(
+            f"--source {spec}: live sources (camera:N, video:PATH, rtsp://..., images:DIR"
+            f"{' with --calibration ' + calibration if calibration else ''}) are not available yet in this build: "
+            "the frame source -> vision -> tracker pipeline is the end-to-end work's (issue 7). "
+            "Use --replay STATES.jsonl to play a recorded table-state stream."
+        )
+    raise SourceError(
+        f"--source {spec!r}: unknown kind; use camera:N, video:PATH, rtsp://..., images:DIR or replay:STATES.jsonl"
+    )

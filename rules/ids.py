@@ -7,19 +7,20 @@
   opponent is on roll). The ID says nothing about who is on roll: pass ``turn``.
 * **gnubg Match ID** (gnubg manual 11.7): 12 base64 characters of a 66-bit key: cube, owner, dice
   owner, Crawford, game state, turn, double, resignation, dice, match length and scores.
-* **XGID** (eXtreme Gammon): ``XGID=<26 chars>:cube:cubepos:turn:dice:score0:score1:crawford:length:maxcube``.
-  The 26 characters are seen from the bottom player (here player 0): character 0 is player 1's bar,
-  1..24 are player 0's points 1..24 (uppercase ``A``.. = player 0's checkers, lowercase = player 1's),
-  25 is player 0's bar.
+* **XGID** (eXtreme Gammon): ``XGID=<26 chars>:cube:cubepos:turn:dice:score_bottom:score_top:crawford
+  (or jacoby+2*beaver in money play):length:maxcube``. The 26 characters are seen from the bottom
+  player: character 0 is the top player's bar, 1..24 the bottom player's points 1..24 (uppercase
+  ``A``.. = bottom player's checkers, lowercase = top player's), 25 the bottom player's bar.
 
-Player 0 here is gnubg's player 0 and XG's bottom player.
+Player 0 and 1 here are gnubg's players 0 and 1 (Match ID owner, scores). gnubg reads an XGID's
+bottom player as its player 1, so XG's bottom player is our player 1 (checked against gnubg 1.07).
 
 >>> from rules.position import Position
 >>> position_id(Position.start())
 '4HPwATDgc/ABMA'
 >>> position_from_id('4HPwATDgc/ABMA') == Position.start()
 True
->>> to_xgid(Position.start())
+>>> to_xgid(Position.start(turn=1))
 'XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10'
 """
 
@@ -185,6 +186,7 @@ def match_id(info: MatchInfo) -> str:
         (info.match_length, 15),
         (info.score[0], 15),
         (info.score[1], 15),
+        (int(info.jacoby), 1),
     ]
     bits = 0
     n = 0
@@ -202,10 +204,10 @@ def match_from_id(mid: str) -> MatchInfo:
     bits = int.from_bytes(_b64decode(text, 9, "gnubg Match ID"), "little")
     values = []
     n = 0
-    for width in (4, 2, 1, 1, 3, 1, 1, 2, 3, 3, 15, 15, 15):
+    for width in (4, 2, 1, 1, 3, 1, 1, 2, 3, 3, 15, 15, 15, 1):
         values.append(bits >> n & ((1 << width) - 1))
         n += width
-    cube_log, owner, on_roll, crawford, state, turn, doubled, resigned, d1, d2, length, s0, s1 = values
+    cube_log, owner, on_roll, crawford, state, turn, doubled, resigned, d1, d2, length, s0, s1, jacoby = values
     if owner == 2:
         raise InvalidIdError(f"gnubg Match ID {mid!r} has cube owner code 2 (valid: 0, 1, 3 = centred)")
     if (d1 == 0) != (d2 == 0) or d1 > 6 or d2 > 6:
@@ -217,7 +219,7 @@ def match_from_id(mid: str) -> MatchInfo:
             match_length=length, score=(s0, s1), cube_value=1 << cube_log,
             cube_owner=None if owner == 3 else owner, player_on_roll=on_roll, crawford=bool(crawford),
             game_state=state, turn=turn, doubled=bool(doubled), resigned=resigned,
-            dice=(d1, d2) if d1 else None,
+            dice=(d1, d2) if d1 else None, jacoby=bool(jacoby),
         )
     except ValueError as exc:
         raise InvalidIdError(f"gnubg Match ID {mid!r}: {exc}") from None
@@ -247,22 +249,26 @@ _XGID_RE: Final = re.compile(r"^(?:XGID=)?([-a-oA-O]{26}):(.*)$")
 
 
 def to_xgid(position: Position, info: MatchInfo | None = None) -> str:
-    """The XGID of ``position`` (player 0 = XG's bottom player) with the match fields of ``info``."""
+    """The XGID of ``position`` with the match fields of ``info``.
+
+    XG's bottom player is our player 1 and the top player our player 0, which is how gnubg maps an
+    XGID onto its players 0 and 1 (``set xgid``), so the two conversions agree."""
     info = info if info is not None else MatchInfo(player_on_roll=position.turn, turn=position.turn)
-    b0, b1 = position.boards()
+    top, bottom = position.boards()  # player 0 on top, player 1 at the bottom
     chars = []
     for i in range(26):
         if i == 0:
-            n, up = b1[BAR], False
+            n, up = top[BAR], False
         elif i == 25:
-            n, up = b0[BAR], True
-        elif b0[i]:
-            n, up = b0[i], True
+            n, up = bottom[BAR], True
+        elif bottom[i]:
+            n, up = bottom[i], True
         else:
-            n, up = b1[25 - i], False
+            n, up = top[25 - i], False
         chars.append("-" if n == 0 else chr((ord("A") if up else ord("a")) + n - 1))
-    cube_pos = 0 if info.cube_owner is None else (1 if info.cube_owner == 0 else -1)
-    turn = 1 if info.turn == 0 else -1
+    cube_pos = 0 if info.cube_owner is None else (1 if info.cube_owner == 1 else -1)
+    # the turn field names the player on roll (the doubler when a double is pending)
+    turn = 1 if info.player_on_roll == 1 else -1
     if info.doubled:
         dice = "D"
     elif info.dice is not None:
@@ -276,12 +282,13 @@ def to_xgid(position: Position, info: MatchInfo | None = None) -> str:
     max_cube = max(info.max_cube.bit_length() - 1, 0)
     return (
         f"XGID={''.join(chars)}:{info.cube_value.bit_length() - 1}:{cube_pos}:{turn}:{dice}:"
-        f"{info.score[0]}:{info.score[1]}:{flag}:{info.match_length}:{max_cube}"
+        f"{info.score[1]}:{info.score[0]}:{flag}:{info.match_length}:{max_cube}"
     )
 
 
 def from_xgid(text: str) -> tuple[Position, MatchInfo]:
-    """Read an XGID. The position's turn is the XGID's turn (the player to act)."""
+    """Read an XGID (bottom player = our player 1, see :func:`to_xgid`). The position's turn is the
+    player on roll (the doubler when the dice field is ``D``)."""
     m = _XGID_RE.match(text.strip())
     if not m:
         raise InvalidIdError(
@@ -292,8 +299,8 @@ def from_xgid(text: str) -> tuple[Position, MatchInfo]:
     fields = rest.split(":")
     if len(fields) < 8:
         raise InvalidIdError(f"XGID {text!r} has {len(fields)} fields after the position; expected 8 or 9")
-    b0 = [0] * 26
-    b1 = [0] * 26
+    top = [0] * 26
+    bottom = [0] * 26
     for i, ch in enumerate(board_text):
         if ch == "-":
             continue
@@ -301,25 +308,27 @@ def from_xgid(text: str) -> tuple[Position, MatchInfo]:
         if i == 0:
             if ch.isupper():
                 raise InvalidIdError(f"XGID {text!r}: character 0 is the top player's bar, so lowercase")
-            b1[BAR] = n
+            top[BAR] = n
         elif i == 25:
             if ch.islower():
                 raise InvalidIdError(f"XGID {text!r}: character 25 is the bottom player's bar, so uppercase")
-            b0[BAR] = n
+            bottom[BAR] = n
         elif ch.isupper():
-            b0[i] = n
+            bottom[i] = n
         else:
-            b1[25 - i] = n
+            top[25 - i] = n
     try:
         cube_log, cube_pos, turn_code = int(fields[0]), int(fields[1]), int(fields[2])
         dice_text = fields[3]
-        s0, s1, flag, length = int(fields[4]), int(fields[5]), int(fields[6]), int(fields[7])
+        s_bottom, s_top, flag, length = int(fields[4]), int(fields[5]), int(fields[6]), int(fields[7])
         max_log = int(fields[8]) if len(fields) > 8 and fields[8] else 10
     except ValueError:
         raise InvalidIdError(f"XGID {text!r}: cube, turn, score, flag and length fields must be integers") from None
     if cube_pos not in (-1, 0, 1) or turn_code not in (-1, 1):
         raise InvalidIdError(f"XGID {text!r}: cube position must be -1/0/1 and turn 1/-1")
-    turn = 0 if turn_code == 1 else 1
+    if not 0 <= cube_log <= 15:
+        raise InvalidIdError(f"XGID {text!r}: cube field {cube_log} must be the cube's log2, 0..15")
+    on_roll = 1 if turn_code == 1 else 0
     dice: tuple[int, int] | None = None
     doubled = False
     if dice_text in ("D", "B", "R"):
@@ -331,15 +340,15 @@ def from_xgid(text: str) -> tuple[Position, MatchInfo]:
             dice = (int(dice_text[0]), int(dice_text[1]))
     else:
         raise InvalidIdError(f"XGID {text!r}: dice field {dice_text!r} must be 00, two digits 1-6, D, B or R")
-    for b in (b0, b1):
+    for b in (top, bottom):
         b[OFF] = NUM_CHECKERS - sum(b)
     try:
-        position = Position(b0, b1, turn)
+        position = Position(top, bottom, on_roll)
         info = MatchInfo(
-            match_length=length, score=(s0, s1), cube_value=1 << cube_log,
-            cube_owner=None if cube_pos == 0 else (0 if cube_pos == 1 else 1),
-            player_on_roll=turn if not doubled else 1 - turn, crawford=bool(flag) if length else False,
-            game_state=1, turn=1 - turn if doubled else turn, doubled=doubled, dice=dice,
+            match_length=length, score=(s_top, s_bottom), cube_value=1 << cube_log,
+            cube_owner=None if cube_pos == 0 else (1 if cube_pos == 1 else 0),
+            player_on_roll=on_roll, crawford=bool(flag) if length else False,
+            game_state=1, turn=1 - on_roll if doubled else on_roll, doubled=doubled, dice=dice,
             jacoby=bool(flag & 1) if not length else False, beaver=bool(flag & 2) if not length else False,
             max_cube=1 << max_log,
         )

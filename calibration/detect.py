@@ -1,0 +1,168 @@
+"""Finding the playing surface automatically: a classical quadrilateral detector.
+
+The board is found in two steps. Its outline (outer rails) is the largest convex quadrilateral
+bar. The detector looks for such quadrilaterals among the contours of an edge map (Canny on the
+grey image and on the saturation channel, closed by a small dilation), keeps convex four-sided
+polygons of plausible size, and prefers two similar quadrilaterals side by side (the two halves,
+8 corners) over one (the whole surface, 4 corners).
+
+Assumption: the camera looks from the near side, so the near edge of the board is the lower one
+in the image. Accuracy is to be measured on simulator frames (``docs/vision.md``); give corners by
+hand (``--corners``) when it fails or for unusual camera positions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.board import F64, check_quad
+from calibration.errors import CornerError
+
+MAX_SIDE = 960
+MIN_AREA_FRAC = 0.04
+MAX_AREA_FRAC = 0.95
+
+
+@dataclass(frozen=True)
+class Quad:
+    points: F64
+    """4 x 2 pixel corners, issue-5 order."""
+    area: float
+
+
+def order_quad(pts: F64) -> F64:
+    """Order 4 points near-right, near-left, far-left, far-right, assuming near = lower in the image."""
+    p = np.asarray(pts, dtype=np.float64).reshape(4, 2)
+    by_y = p[np.argsort(p[:, 1])]
+    far, near = by_y[:2], by_y[2:]
+    far = far[np.argsort(far[:, 0])]
+    near = near[np.argsort(near[:, 0])]
+    return np.array([near[1], near[0], far[0], far[1]])
+
+
+def _candidate_quads(image: npt.NDArray[np.uint8]) -> list[Quad]:
+    h, w = image.shape[:2]
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    sat = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)[:, :, 1]
+    edges = np.zeros((h, w), np.uint8)
+    for channel in (gray, sat):
+        blurred = cv2.GaussianBlur(channel, (5, 5), 0)
+        med = float(np.median(blurred))
+        edges |= np.asarray(cv2.Canny(blurred, max(10.0, 0.5 * med), max(30.0, 1.2 * med)), dtype=np.uint8)
+    edges = np.asarray(cv2.dilate(edges, np.ones((3, 3), np.uint8)), dtype=np.uint8)
+    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    quads: list[Quad] = []
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if not MIN_AREA_FRAC * w * h <= area <= MAX_AREA_FRAC * w * h:
+            continue
+        hull = cv2.convexHull(contour)
+        approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True)
+        if len(approx) != 4 or not cv2.isContourConvex(approx):
+            continue
+        # the contour must fill its quadrilateral (rejects L-shapes whose hull is a quad)
+        if area < 0.85 * cv2.contourArea(approx):
+            continue
+        pts = order_quad(np.asarray(approx, dtype=np.float64).reshape(4, 2))
+        try:
+            check_quad(pts, "candidate")
+        except CornerError:
+            continue
+        quads.append(Quad(pts, float(cv2.contourArea(approx))))
+    # merge near-duplicates (inner and outer edge of the same line), keeping the smaller (inner) one
+    quads.sort(key=lambda q: q.area)
+    unique: list[Quad] = []
+    for q in quads:
+        if any(np.max(np.abs(q.points - u.points)) < 0.03 * max(w, h) for u in unique):
+            continue
+        unique.append(q)
+    return unique
+
+
+def _halves_inside(image: npt.NDArray[np.uint8], outer: F64) -> list[F64]:
+    """Playing-surface quads inside the board's outline: rectify the outline, mark the rail colour
+    (sampled in a band just inside the outline), and fit quads to the large non-rail regions."""
+    rw, rh = 800, 600
+    dst = np.array([[rw - 1, rh - 1], [0, rh - 1], [0, 0], [rw - 1, 0]], dtype=np.float32)
+    hmat = cv2.getPerspectiveTransform(outer.astype(np.float32), dst)
+    rect = cv2.warpPerspective(image, hmat, (rw, rh), flags=cv2.INTER_AREA)
+    lab = cv2.cvtColor(cv2.GaussianBlur(rect, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    band = np.zeros((rh, rw), bool)
+    band[4:12, 4:-4] = True
+    band[-12:-4, 4:-4] = True
+    band[4:-4, 4:12] = True
+    band[4:-4, -12:-4] = True
+    rail = np.median(lab[band], axis=0)
+    dist = np.linalg.norm(lab - rail, axis=2)
+    free = (dist > 28).astype(np.uint8)
+    free = cv2.morphologyEx(free, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
+    regions = sorted(((int(stats[i, cv2.CC_STAT_AREA]), i) for i in range(1, n)), reverse=True)
+    out: list[tuple[float, F64]] = []
+    inv = np.linalg.inv(hmat)
+    for area, i in regions[:4]:
+        if area < 0.08 * rw * rh:
+            continue
+        # In the rectified view each half is an axis-aligned rectangle: take the rows and columns
+        # that the region fills for at least half of its largest extent (robust to points of the
+        # rail's colour that cut into the region's corners).
+        mask = labels == i
+        cols, rows = mask.sum(axis=0), mask.sum(axis=1)
+        xs = np.flatnonzero(cols >= 0.5 * cols.max())
+        ys = np.flatnonzero(rows >= 0.5 * rows.max())
+        x0, x1, y0, y1 = float(xs[0]), float(xs[-1] + 1), float(ys[0]), float(ys[-1] + 1)
+        if (x1 - x0) * (y1 - y0) < 0.7 * area:
+            continue
+        box = np.array([[x1, y1], [x0, y1], [x0, y0], [x1, y0]], dtype=np.float64)
+        pts = np.asarray(cv2.perspectiveTransform(box.reshape(-1, 1, 2), inv), dtype=np.float64).reshape(4, 2)
+        out.append((float(area), order_quad(pts)))
+    if len(out) >= 2 and min(out[0][0], out[1][0]) / max(out[0][0], out[1][0]) > 0.6:
+        a, b = out[0][1], out[1][1]
+        right, left = (a, b) if a[:, 0].mean() > b[:, 0].mean() else (b, a)
+        return [right, left]
+    return [out[0][1]] if out else []
+
+
+def find_board_corners(image: npt.NDArray[np.uint8]) -> F64:
+    """4 or 8 pixel corners of the playing surface, or :class:`CornerError` saying to give them by hand.
+
+    Steps: the board's outline is the largest convex quadrilateral among the edge contours; inside
+    it, the two halves are the large regions not of the rail colour (8 corners); failing that, one
+    such region (4 corners); failing that, the outline itself.
+    """
+    h, w = image.shape[:2]
+    scale = min(1.0, MAX_SIDE / max(h, w))
+    small = image
+    if scale < 1:
+        small = np.asarray(cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA),
+                           dtype=np.uint8)
+    quads = _candidate_quads(small)
+    if not quads:
+        raise CornerError(
+            "no playing-surface quadrilateral found in the image; give the corners by hand with "
+            "--corners X1,Y1,...,X4,Y4 (near-right, near-left, far-left, far-right)"
+        )
+    outer = max(quads, key=lambda q: q.area)
+    halves = _halves_inside(small, outer.points)
+    corners = np.vstack(halves) if halves else outer.points
+    for i in range(0, len(corners), 4):
+        check_quad(corners[i : i + 4], "detected corners")
+    return _refine(np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), dtype=np.uint8), corners / scale)
+
+
+def _refine(gray: npt.NDArray[np.uint8], corners: F64) -> F64:
+    pts = corners.astype(np.float32).reshape(-1, 1, 2).copy()
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.05)
+    try:
+        refined = cv2.cornerSubPix(gray, pts, (5, 5), (-1, -1), criteria)
+    except cv2.error:
+        return corners
+    out = refined.reshape(-1, 2).astype(np.float64)
+    # keep a refinement only where it moved a little (a corner should not jump to another feature)
+    moved = np.linalg.norm(out - corners, axis=1) > 4.0
+    out[moved] = corners[moved]
+    return out

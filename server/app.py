@@ -362,7 +362,9 @@ def _add_routes(app: FastAPI) -> None:
         """Set the referee's position by gnubg Position ID (and optional Match ID) or by XGID."""
         if (body.position_id is None) == (body.xgid is None):
             raise HTTPException(422, "give exactly one of position_id (with optional match_id) or xgid")
-        return live.act(table_id, {"action": "set_position", **body.model_dump(exclude_none=True)})
+        action = {"action": "set_position", "position_id": body.position_id, "gnubg_match_id": body.match_id,
+                  "xgid": body.xgid, "note": body.note}
+        return live.act(table_id, {k: v for k, v in action.items() if v is not None})
 
     @app.post("/api/tables/{table_id}/corrections/undo", tags=["corrections"], dependencies=[Auth])
     async def undo(table_id: IdParam, body: Undo, live: LiveDep) -> dict[str, Any]:

@@ -134,7 +134,7 @@ class RefereeEngine:
             if action.get("xgid"):
                 position, info = ids.from_xgid(action["xgid"])
             else:
-                text = action["position_id"] + (f":{action['match_id']}" if action.get("match_id") else "")
+                text = action["position_id"] + (f":{action['gnubg_match_id']}" if action.get("gnubg_match_id") else "")
                 position, info = ids.from_gnubg_id(text)
             board = self.map.to_physical(position)
         except ValueError as exc:

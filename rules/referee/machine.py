@@ -1,0 +1,1070 @@
+"""The referee: a turn state machine over a stream of table states (DIGEST A3.1).
+
+``Referee(setup, profile)`` consumes :class:`TableState` snapshots (``feed``), spoken acts and monitor
+decisions (``announce`` / ``decide``) and returns the :class:`Alert` objects each one raises. It never
+sees pixels: checkers are judged by scoring the engine's distinct legal results of the roll against
+the observation (ARCHITECTURE principles 1-2), and only at the end-of-turn signal, because there is no
+touch-move (RG19 4.2.2.3).
+
+Phases: SETUP (board being set, cube centred) -> OPENING (one die each; ties again) -> MOVING (the
+starter plays both numbers) -> end signal -> PRE_ROLL (cube window) -> [CUBE_PENDING -> take/pass] ->
+ROLLING (attempt started, dice settling >= 2 s) -> valid: MOVING / invalid: reroll -> ... ->
+GAME_OVER (bear-off, pass or resignation; board reset) -> SETUP of the next game | MATCH_OVER.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+from rules.match import CubeState, MatchError, MatchState, Player, ResultKind, Termination
+from rules.matfile import EntryKind, MatEntry, MatGame, MatMatch
+from rules.movegen import LegalPlays
+from rules.play import Play
+from rules.position import Position
+from rules.referee.alerts import CATALOGUE, Alert, Severity
+from rules.referee.board import BoardMap, diff_play
+from rules.referee.profiles import Deadline, DoubleAct, FastRoll, Profile, get_profile
+from rules.referee.setup import DiceMode, EndSignal, MatchSetup
+from rules.referee.tablestate import (
+    Colour,
+    CubeZone,
+    Die,
+    DieReason,
+    DieState,
+    Half,
+    HandOver,
+    PhysicalBoard,
+    Seat,
+    TableState,
+)
+from rules.scoring import game_winner, result_kind
+
+
+class Phase(StrEnum):
+    SETUP = "setup"
+    OPENING = "opening"
+    PRE_ROLL = "pre_roll"
+    ROLLING = "rolling"
+    MOVING = "moving"
+    CUBE_PENDING = "cube_pending"
+    GAME_OVER = "game_over"
+    MATCH_OVER = "match_over"
+
+
+_INVALID_CODE = {
+    DieReason.WRONG_SIDE: "ROLL_INVALID_WRONG_SIDE",
+    DieReason.OFF_BOARD: "ROLL_INVALID_OFF_SURFACE",
+    DieReason.COCKED: "ROLL_INVALID_COCKED",
+    DieReason.LEANING: "ROLL_INVALID_VERTICAL_SUPPORT",
+    DieReason.IN_GAP: "ROLL_INVALID_SUNK_BETWEEN_CHECKERS",
+    DieReason.ON_DIE: "ROLL_INVALID_DIE_ON_DIE",
+    DieReason.ON_CHECKER: "ROLL_INVALID_DIE_ON_CHECKER",
+}
+_KIND_NAMES = {ResultKind.SINGLE: "single game", ResultKind.GAMMON: "gammon", ResultKind.BACKGAMMON: "backgammon"}
+_OFF_TABLE = (DieState.IN_CUP, DieState.LIFTED)
+
+
+@dataclass
+class PendingIllegal:
+    """An illegal move waiting for correction (RG19 4.2.3.1)."""
+
+    offender: int
+    dice: tuple[int, int]
+    restore: Position
+    """The position after the roll, before the move: what a correction restores (RG19 4.2.3.2)."""
+    observed: Position | None
+    deadline: Deadline
+    alert_id: int
+    code: str
+    evidence: tuple[int, ...]
+
+
+@dataclass
+class _GameLog:
+    number: int
+    score: tuple[int, int]
+    entries: list[MatEntry] = field(default_factory=list)
+
+
+class Referee:
+    """Follows one match. See the module docstring; ``snapshot()`` is the state a server renders."""
+
+    def __init__(self, setup: MatchSetup | None = None, profile: Profile | None = None) -> None:
+        self.setup = setup or MatchSetup()
+        self.profile = profile or get_profile()
+        self.map = BoardMap(self.setup)
+        self.end_signal = self.setup.end_signal or self.profile.default_end_signal(self.setup.dice_mode, self.setup.clock)
+        match = MatchState.new(self.profile.match_rules(self.setup.length), self.setup.score)
+        if self.setup.crawford is not None:
+            match = match.with_crawford(self.setup.crawford, self.setup.crawford_done)
+        self.match = match
+        self.alerts: list[Alert] = []
+        self._next_id = 1
+        self.position = Position.start()
+        self.phase = Phase.SETUP
+        self.turn = 0
+        self.dice: tuple[int, int] | None = None
+        self.roll_pos: Position | None = None
+        self.roll_frame: int | None = None
+        self.valid_rolls = 0
+        self.attempted = False  # an attempt to roll was made this turn (closes the cube window, RG19 4.4.2)
+        self.pending: PendingIllegal | None = None
+        self.setup_error: int | None = None  # alert id of an open starting-position error
+        self.fast_rolls: dict[int, int] = {0: 0, 1: 0}
+        self.lift_warnings: dict[int, int] = {0: 0, 1: 0}
+        self.games: list[_GameLog] = [_GameLog(self.match.game, self.match.score)]
+        self.starter: int | None = None
+        self.cube_void = False  # a void cube action: wait for the cube to go back
+        self.bound_double = False
+        self._prev: TableState | None = None
+        self._latched: set[str] = set()
+        self._touched_turn: set[str] = set()
+        self._rest_since: dict[int, float] = {}
+        self._judged_roll = False
+        self._start_board = self.map.to_physical(Position.start())
+        self.states_seen = 0
+        self.rejected = 0
+        self._emit("MATCH_START", None, f"{self._match_desc()}; rules {self.profile.title}", frame=None)
+        self._game_start(None)
+
+    # ================================================================== public API
+    def feed(self, s: TableState) -> list[Alert]:
+        """Process one table state; returns the alerts it raised (also kept in ``self.alerts``)."""
+        start = len(self.alerts)
+        self.states_seen += 1
+        prev = self._prev
+        self._update_rest(s)
+        if self.phase is not Phase.MATCH_OVER:
+            self._static_checks(s, prev)
+            self._cube_checks(s, prev)
+            self._dice_and_signals(s, prev)
+            self._reset_checks(s)
+        self._prev = s
+        return self.alerts[start:]
+
+    def reject(self, frame: int | None, field_: str, reason: str) -> list[Alert]:
+        """Record a table state that broke the schema; the referee's state is unchanged."""
+        self.rejected += 1
+        start = len(self.alerts)
+        self._emit("INPUT_REJECTED", None, f"Table state {frame if frame is not None else '?'} ignored: {field_}: {reason}",
+                   frame=frame, details={"field": field_, "reason": reason})
+        return self.alerts[start:]
+
+    def announce(self, act: dict[str, Any]) -> list[Alert]:
+        """A spoken act entered by an operator or a microphone (DIGEST A.0 principle 4): ``resign``."""
+        start = len(self.alerts)
+        kind = act.get("act")
+        if kind == "resign":
+            colour = Colour(act["player"])
+            loser = self.setup.player_of(colour)
+            value = {"single": ResultKind.SINGLE, "gammon": ResultKind.GAMMON, "backgammon": ResultKind.BACKGAMMON}[act.get("kind", "single")]
+            if self.phase in (Phase.MOVING,) and self.turn == loser and self.dice is not None:
+                self._log(EntryKind.ROLL, loser, dice=self.dice, play=None)
+            self._emit("RESIGNATION", loser, f"{self._name(loser)} resigns a {_KIND_NAMES[value]}", frame=act.get("frame"))
+            self._end_game(1 - loser, value, Termination.RESIGN, act.get("frame"))
+        elif kind == "forfeit":
+            # the match is conceded or forfeited (e.g. time expiry, RG19 4.3.4; withdrawal): the opponent wins it
+            loser = self.setup.player_of(Colour(act["player"]))
+            winner = 1 - loser
+            frame = act.get("frame")
+            if self.match.money or self.match.winner is not None:
+                raise ValueError("a forfeit ends a match; there is no match to forfeit here")
+            needed = self.match.away(Player(winner))
+            score = list(self.match.score)
+            score[winner] += needed
+            self.match = replace(self.match, score=(score[0], score[1]), winner=Player(winner))
+            self._log(EntryKind.WIN, winner, value=needed, and_match=True)
+            self._emit("MATCH_WON", winner, f"{self._name(loser)} forfeits the match: {self._name(winner)} wins "
+                       f"{self.match.score[0]}-{self.match.score[1]}.", frame=frame, details={"forfeit": True})
+            self.phase = Phase.MATCH_OVER
+        else:
+            raise ValueError(f"unknown announcement {kind!r}; the referee understands 'resign' and 'forfeit'")
+        return self.alerts[start:]
+
+    def decide(self, decision: dict[str, Any]) -> list[Alert]:
+        """A monitor decision (acknowledge, let_stand, require_correction, rollback, set_position,
+        set_cube, set_score, reroll); the referee carries on consistently from it."""
+        start = len(self.alerts)
+        action = decision.get("action")
+        frame = decision.get("frame")
+        note = f"Monitor: {action}"
+        if action == "acknowledge":
+            pass
+        elif action == "let_stand":
+            if self.pending is not None:
+                self._illegal_stands(frame, "the monitor let it stand")
+        elif action in ("require_correction", "rollback"):
+            if self.pending is not None:
+                self._rollback_to_pending(frame)
+            elif self.roll_pos is not None and self.dice is not None:
+                self.position = self.roll_pos
+                self.phase = Phase.MOVING
+        elif action == "set_position":
+            board = decision["board"]
+            phys = PhysicalBoard(tuple(board["light"]), tuple(board["dark"]), tuple(board.get("bar", (0, 0))), tuple(board.get("off", (0, 0))))
+            turn = self.setup.player_of(Colour(decision.get("turn", self.setup.colour_of(self.turn).value)))
+            self.position = self.map.to_position(phys, turn, self.position.out_of_play)
+            self.turn = turn
+            self.pending = None
+            self.phase = Phase.PRE_ROLL
+            self.dice = None
+            self.attempted = False
+        elif action == "set_cube":
+            owner = decision.get("owner")
+            self.match = replace(self.match, cube=CubeState(int(decision["value"]), None if owner is None else Player(self.setup.player_of(Colour(owner)))))
+        elif action == "set_score":
+            sc = decision["score"]
+            self.match = replace(self.match, score=(int(sc[0]), int(sc[1])))
+        elif action == "reroll":
+            if self.phase in (Phase.MOVING,) and self.dice is not None:
+                self.position = self.roll_pos or self.position
+                self.phase = Phase.ROLLING
+                self.dice = None
+                self.valid_rolls -= 1
+        else:
+            raise ValueError(
+                f"unknown monitor action {action!r}; use acknowledge, let_stand, require_correction, rollback, "
+                "set_position, set_cube, set_score or reroll"
+            )
+        self._emit("MONITOR_DECISION", None, note, frame=frame, details={k: v for k, v in decision.items() if k != "type"})
+        return self.alerts[start:]
+
+    # ------------------------------------------------------------------ state for the server
+    def snapshot(self) -> dict[str, Any]:
+        pos = self.position
+        phys = self.map.to_physical(pos)
+        cube = self.match.cube
+        colour = self.setup.colour_of
+        return {
+            "phase": self.phase.value,
+            "rules": self.profile.name,
+            "game": self.match.game,
+            "turn": colour(self.turn).value,
+            "dice": list(self.dice) if self.dice else None,
+            "position": {
+                "points": [{"point": i + 1, "light": phys.light[i], "dark": phys.dark[i]} for i in range(24)],
+                "bar": {"light": phys.bar[0], "dark": phys.bar[1]},
+                "off": {"light": phys.off[0], "dark": phys.off[1]},
+                "position_id": pos.position_id(),
+            },
+            "pips": {colour(0).value: pos.pip_count(0), colour(1).value: pos.pip_count(1)},
+            "cube": {
+                "value": cube.value,
+                "owner": None if cube.owner is None else colour(cube.owner).value,
+                "offered_by": None if cube.offered_by is None else colour(cube.offered_by).value,
+            },
+            "match": {
+                "length": self.match.length,
+                "score": {colour(0).value: self.match.score[0], colour(1).value: self.match.score[1]},
+                "players": {colour(0).value: self.setup.players[0], colour(1).value: self.setup.players[1]},
+                "crawford": self.match.crawford,
+                "post_crawford": self.match.post_crawford,
+                "winner": None if self.match.winner is None else colour(self.match.winner).value,
+            },
+            "pending_correction": None
+            if self.pending is None
+            else {"code": self.pending.code, "offender": colour(self.pending.offender).value, "alert": self.pending.alert_id,
+                  "deadline": self.pending.deadline.value},
+            "transcript": [
+                {"game": g.number, "score": list(g.score), "entries": [_entry_json(e, self.setup) for e in g.entries]}
+                for g in self.games
+            ],
+            "alerts": len(self.alerts),
+        }
+
+    def transcript(self) -> MatMatch:
+        """The match so far as a ``.mat`` record (rules.matfile writes it)."""
+        games = tuple(MatGame(g.number, 0, g.score, tuple(g.entries)) for g in self.games if g.entries)
+        return MatMatch(length=self.setup.length, players=self.setup.players, games=games)
+
+    # ================================================================== helpers
+    def _name(self, player: int) -> str:
+        return f"{self.setup.players[player]} ({self.setup.colour_of(player).value})"
+
+    def _match_desc(self) -> str:
+        if self.match.money:
+            return "money play"
+        return f"{self.match.length}-point match"
+
+    def _emit(self, code: str, player: int | None, message: str, *, frame: int | None, evidence: tuple[int, ...] = (),
+              deadline: str | None = None, details: dict[str, Any] | None = None, severity: Severity | None = None) -> Alert | None:
+        spec = CATALOGUE[code]
+        fam = self.profile.family
+        if not spec.applies(fam):
+            return None
+        prev = self._prev
+        alert = Alert(
+            code=code,
+            severity=severity or spec.severity_for(fam),
+            message=message,
+            rules=spec.cites_for(fam),
+            player=None if player is None else self.setup.colour_of(player).value,
+            player_name=None if player is None else self.setup.players[player],
+            evidence=evidence or (() if frame is None else (frame,)),
+            deadline=deadline,
+            game=self.match.game,
+            frame=frame,
+            t=None if prev is None else prev.t,
+            details=details or {},
+            id=self._next_id,
+        )
+        self._next_id += 1
+        self.alerts.append(alert)
+        return alert
+
+    def _seat(self, player: int) -> Seat:
+        return self.setup.seat_of_player(player)
+
+    def _player_at(self, seat: Seat) -> int:
+        return self.setup.player_at(seat)
+
+    def _right_half(self, player: int) -> Half:
+        return self.setup.orientation.right_half(self.setup.colour_of(player))
+
+    def _log(self, kind: EntryKind, player: int, *, dice: tuple[int, int] | None = None, play: Play | None = None,
+             value: int | None = None, and_match: bool = False) -> None:
+        self.games[-1].entries.append(MatEntry(kind, Player(player), None, 0, dice=dice, play=play, value=value, and_match=and_match))
+
+    def _update_rest(self, s: TableState) -> None:
+        seen: dict[int, float] = {}
+        for i, d in enumerate(s.dice):
+            key = d.id if d.id is not None else i
+            if d.state is DieState.AT_REST:
+                seen[key] = self._rest_since.get(key, s.t)
+        self._rest_since = seen
+
+    def _rest_time(self, s: TableState, i: int, d: Die) -> float:
+        if d.rest_s is not None:
+            return d.rest_s
+        key = d.id if d.id is not None else i
+        return s.t - self._rest_since.get(key, s.t)
+
+    def _dice_owner(self, d: Die) -> int | None:
+        """Whose die: its owner colour, else (four dice) the seat whose right-hand half it is in."""
+        if d.owner is not None:
+            return self.setup.player_of(d.owner)
+        if d.half is not None:
+            seat = Seat.NEAR if d.half is Half.RIGHT else Seat.FAR
+            return self._player_at(seat)
+        return None
+
+    def _roll_dice(self, s: TableState, player: int | None) -> list[tuple[int, Die]]:
+        """Dice on the table that make up ``player``'s roll (two shared dice: all on the table)."""
+        out = []
+        for i, d in enumerate(s.dice):
+            if d.state in _OFF_TABLE:
+                continue
+            if self.setup.dice_mode is DiceMode.FOUR and player is not None and self._dice_owner(d) not in (player, None):
+                continue
+            out.append((i, d))
+        return out
+
+    def _hand(self, s: TableState, seat: Seat, over: HandOver, touching: bool = True) -> bool:
+        return any(h.side is seat and h.over is over and (h.touching or not touching) for h in s.hands)
+
+    def _latch(self, key: str, on: bool) -> bool:
+        """True on the rising edge of a condition (so a persisting problem alerts once)."""
+        if on:
+            if key in self._latched:
+                return False
+            self._latched.add(key)
+            return True
+        self._latched.discard(key)
+        return False
+
+    # ================================================================== checks on every state
+    def _static_checks(self, s: TableState, prev: TableState | None) -> None:
+        settled = s.settled and not any(h.over is HandOver.CHECKERS and h.touching for h in s.hands)
+        # checker conservation (A5.15) and impossible positions (A5.5), judged on settled states
+        for colour in Colour:
+            player = self.setup.player_of(colour)
+            expected = 15 - self.position.out_of_play[player]
+            total = s.total(colour)
+            if self._latch(f"count-{colour.value}", settled and total != expected):
+                self._emit("CHECKER_COUNT_MISMATCH", player,
+                           f"{colour.value.title()} has {total} checkers on the table, not {expected}. Please count the checkers.",
+                           frame=s.frame, details={"colour": colour.value, "seen": total, "expected": expected})
+        both = [i + 1 for i, p in enumerate(s.points) if p.light and p.dark]
+        if self._latch("both-colours", settled and bool(both)):
+            self._emit("IMPOSSIBLE_POSITION", None,
+                       f"Checkers of both colours on point {both[0]}. The position must be corrected.",
+                       frame=s.frame, details={"points": both})
+        # borne-off checker back on the playing surface (A5.11)
+        if prev is not None and self.phase not in (Phase.SETUP, Phase.GAME_OVER):
+            for i, colour in enumerate(Colour):
+                if s.off[i] < prev.off[i] and self._latch(f"off-back-{colour.value}", True):
+                    player = self.setup.player_of(colour)
+                    self._emit("BORNE_OFF_CHECKER_ON_SURFACE", player,
+                               f"A borne-off {colour.value} checker has left the tray. Borne-off checkers stay off the playing surface.",
+                               frame=s.frame, evidence=(prev.frame, s.frame))
+                elif s.off[i] >= prev.off[i]:
+                    self._latched.discard(f"off-back-{colour.value}")
+        # checkers touched by the player not on turn (A3.10)
+        if self.phase in (Phase.PRE_ROLL, Phase.ROLLING, Phase.MOVING) and self.pending is None:
+            other = 1 - self.turn
+            key = f"touch-{other}"
+            if self._hand(s, self._seat(other), HandOver.CHECKERS) and key not in self._touched_turn:
+                self._touched_turn.add(key)
+                self._emit("OFF_TURN_CHECKER_TOUCH", other,
+                           f"{self._name(other)} touched checkers during the opponent's turn.", frame=s.frame)
+
+    # ================================================================== cube
+    def _cube_checks(self, s: TableState, prev: TableState | None) -> None:
+        cube = s.cube
+        if cube is None or prev is None or prev.cube is None:
+            if cube is not None and prev is None:
+                return
+            return
+        mover = self.turn
+        # RG19 4.4.4.2 / WB23 4.4(ii): touching the cube when doubling is legal is a double
+        if (
+            self.phase is Phase.PRE_ROLL
+            and not self.attempted
+            and self.profile.double_act in (DoubleAct.TOUCH, DoubleAct.POINT_OR_TOUCH)
+            and self._hand(s, self._seat(mover), HandOver.CUBE, touching=self.profile.double_act is DoubleAct.TOUCH)
+            and not self._hand(prev, self._seat(mover), HandOver.CUBE, touching=self.profile.double_act is DoubleAct.TOUCH)
+            and self.match.may_double(Player(mover))
+            and not self.bound_double
+        ):
+            self.bound_double = True
+            self._emit("DOUBLE_BY_TOUCH", mover,
+                       f"{self._name(mover)} touched the cube while doubling was legal: that is a double.", frame=s.frame)
+        if cube.zone is prev.cube.zone:
+            return
+        zone = cube.zone
+        if self.cube_void:
+            if zone is self._cube_home_zone():
+                self.cube_void = False
+            return
+        if self.phase is Phase.CUBE_PENDING:
+            self._cube_answer(s, zone)
+            return
+        if zone is CubeZone.BOARD:
+            self._double_offered(s, prev)
+
+    def _cube_home_zone(self) -> CubeZone:
+        owner = self.match.cube.owner
+        if owner is None:
+            return CubeZone.CENTRE
+        return CubeZone.NEAR if self._seat(owner) is Seat.NEAR else CubeZone.FAR
+
+    def _double_offered(self, s: TableState, prev: TableState) -> None:
+        assert s.cube is not None and prev.cube is not None
+        # who doubles: the owner if it left his side; else the hand on it; else the player on turn
+        if prev.cube.zone in (CubeZone.NEAR, CubeZone.FAR):
+            doubler = self._player_at(Seat(prev.cube.zone.value))
+        else:
+            hands = [h.side for h in s.hands if h.over is HandOver.CUBE] or [h.side for h in prev.hands if h.over is HandOver.CUBE]
+            doubler = self._player_at(hands[0]) if hands else self.turn
+        frame = s.frame
+        self.bound_double = False
+        if self.phase in (Phase.SETUP, Phase.OPENING, Phase.GAME_OVER):
+            self.cube_void = True
+            self._emit("DOUBLE_OUT_OF_TURN", doubler, f"{self._name(doubler)} moved the cube before the game's first turn; no double is possible yet.",
+                       frame=frame)
+            return
+        if doubler != self.turn:
+            self.cube_void = True
+            self._emit("DOUBLE_OUT_OF_TURN", doubler,
+                       f"{self._name(doubler)} offered the cube during the opponent's turn. He must double at his first legal opportunity.",
+                       frame=frame, details={"must_double_next_turn": True})
+            return
+        if self.attempted or self.phase in (Phase.ROLLING, Phase.MOVING):
+            self.cube_void = True
+            self._emit("DOUBLE_AFTER_ROLL_ATTEMPT", doubler,
+                       f"{self._name(doubler)} doubled after attempting to roll. The double is void: it is too late this turn.",
+                       frame=frame)
+            return
+        error = self.match.double_error(Player(doubler))
+        if error is not None:
+            self.cube_void = True
+            code = {"NoCubeAccessError": "DOUBLE_WITHOUT_ACCESS", "CrawfordDoubleError": "CRAWFORD_CUBE_ACTION_VOID",
+                    "DeadCubeError": "DEAD_CUBE_DOUBLE"}.get(type(error).__name__, "DOUBLE_WITHOUT_ACCESS")
+            self._emit(code, doubler, f"Void double by {self._name(doubler)}: {error}. Put the cube back.", frame=frame,
+                       details={"reason": str(error)})
+            return
+        if self.pending is not None and self.profile.illegal_move_deadline is Deadline.OPPONENT_ROLL_OR_CUBE and self.pending.offender != doubler:
+            self._illegal_stands(frame, "condoned by turning the cube")
+        self.match = self.match.double(Player(doubler))
+        self.phase = Phase.CUBE_PENDING
+        offered = self.match.cube.value * 2
+        self._emit("DOUBLE_OFFERED", doubler, f"{self._name(doubler)} doubles to {offered}.", frame=frame, details={"value": offered})
+        self._log(EntryKind.DOUBLE, doubler, value=offered)
+        self._check_setup_window(frame, double_by=doubler)
+        if s.cube.value != offered:
+            self._emit("CUBE_WRONG_LEVEL", doubler, f"The offered cube shows {s.cube.value}; it should show {offered}. The double stands at {offered}.",
+                       frame=frame, details={"shown": s.cube.value, "correct": offered})
+
+    def _cube_answer(self, s: TableState, zone: CubeZone) -> None:
+        assert s.cube is not None
+        doubler = self.match.cube.offered_by
+        assert doubler is not None
+        taker = 1 - int(doubler)
+        taker_zone = CubeZone.NEAR if self._seat(taker) is Seat.NEAR else CubeZone.FAR
+        frame = s.frame
+        if zone is taker_zone:
+            value = self.match.cube.value * 2
+            if self.match.rules.beavers and s.cube.value == value * 2 and not self.match.cube.beavered:
+                self.match = self.match.beaver(Player(taker))
+                self._emit("BEAVER", taker, f"{self._name(taker)} beavers: the cube is {value * 2}, {self._name(taker)} keeps it.", frame=frame)
+                self._log(EntryKind.BEAVER, taker, value=value * 2)
+                return
+            self.match = self.match.take(Player(taker))
+            self.phase = Phase.PRE_ROLL
+            self._emit("TAKE", taker, f"{self._name(taker)} takes. The cube is at {self.match.cube.value}.", frame=frame,
+                       details={"value": self.match.cube.value})
+            self._log(EntryKind.TAKE, taker)
+            if s.cube.value != self.match.cube.value:
+                self._emit("CUBE_WRONG_LEVEL", taker, f"The cube shows {s.cube.value}; it should show {self.match.cube.value}.",
+                           frame=frame, details={"shown": s.cube.value, "correct": self.match.cube.value})
+        elif zone is CubeZone.CENTRE:
+            passer = taker  # 1 - offered_by; after a beaver the original doubler refuses
+            self._emit("PASS", passer, f"{self._name(passer)} passes.", frame=frame)
+            self._log(EntryKind.DROP, passer)
+            self._end_game(1 - passer, ResultKind.SINGLE, Termination.PASS, frame)
+        elif zone is not CubeZone.BOARD:
+            self._emit("CUBE_DECISION_AMBIGUOUS", taker, f"The cube was put {zone.value}: that is neither a take nor a pass. Please confirm.",
+                       frame=frame)
+
+    # ================================================================== dice and turn signals
+    def _dice_and_signals(self, s: TableState, prev: TableState | None) -> None:
+        phase = self.phase
+        rolling = [(i, d) for i, d in enumerate(s.dice) if d.state is DieState.ROLLING]
+        was_rolling = prev is not None and any(d.state is DieState.ROLLING for d in prev.dice)
+        new_roll = bool(rolling) and not was_rolling
+        if phase in (Phase.SETUP, Phase.OPENING):
+            self._opening(s, new_roll)
+            return
+        if phase is Phase.GAME_OVER:
+            return
+        mover = self.turn
+        if phase is Phase.CUBE_PENDING:
+            doubler = self.match.cube.offered_by
+            if new_roll and doubler is not None:
+                if self.match.cube.beavered:
+                    original = 1 - int(doubler)
+                    self.match = self.match.take(Player(original))
+                    self._emit("TAKE", original, f"{self._name(original)} takes the beaver.", frame=s.frame)
+                    self._log(EntryKind.TAKE, original)
+                    self.phase = Phase.PRE_ROLL
+                    phase = Phase.PRE_ROLL
+                else:
+                    self._emit("ROLL_WHILE_CUBE_DECISION_PENDING", int(doubler),
+                               f"{self._name(int(doubler))} rolled before the double was answered. Treat it as a premature roll.",
+                               frame=s.frame)
+                    return
+            else:
+                return
+        if phase is Phase.MOVING:
+            if self._fast_actions(s, prev, new_roll, rolling):
+                return
+            if self._end_signalled(s, prev, mover):
+                self._judge_turn(s)
+            return
+        if phase is Phase.PRE_ROLL:
+            if new_roll:
+                roller = self._roller(rolling, mover)
+                if roller != mover:
+                    return
+                self.attempted = True
+                self.phase = Phase.ROLLING
+                self._judged_roll = False
+                self._emit("ROLL_ATTEMPT_STARTED", mover, f"{self._name(mover)} rolls.", frame=s.frame)
+                if self.pending is not None and self.profile.illegal_move_deadline is Deadline.OPPONENT_ROLL_OR_CUBE and self.pending.offender != mover:
+                    self._illegal_stands(s.frame, "condoned by rolling")
+                if self.bound_double:
+                    self.bound_double = False
+                return
+            if self._end_signalled(s, prev, mover):
+                self._pass_without_roll(s)
+            return
+        if phase is Phase.ROLLING:
+            self._settling(s, prev, mover, new_roll)
+
+    def _roller(self, rolling: list[tuple[int, Die]], default: int) -> int:
+        for _, d in rolling:
+            if self.setup.dice_mode is DiceMode.FOUR and d.owner is not None:
+                return self.setup.player_of(d.owner)
+        return default
+
+    def _end_signalled(self, s: TableState, prev: TableState | None, mover: int) -> bool:
+        if prev is None:
+            return False
+        seat = self._seat(mover)
+        if s.clock is not None and prev.clock is not None:
+            if prev.clock.running is seat and s.clock.running is seat.other:
+                return True
+        if self.end_signal is EndSignal.BAR_TAP:
+            return self._hand(s, seat, HandOver.BAR) and not self._hand(prev, seat, HandOver.BAR)
+        if self.end_signal is EndSignal.LIFT_DICE and self.phase is Phase.MOVING:
+            before = self._roll_dice(prev, mover)
+            now = self._roll_dice(s, mover)
+            if before and len(now) < len(before) and not self._hand(s, seat.other, HandOver.DICE):
+                return True
+        return False
+
+    def _fast_actions(self, s: TableState, prev: TableState | None, new_roll: bool, rolling: list[tuple[int, Die]]) -> bool:
+        """Premature grab and premature roll by the player not on turn (A4.1, A4.2). True if handled."""
+        if prev is None:
+            return False
+        mover = self.turn
+        other = 1 - mover
+        oseat = self._seat(other)
+        grabbed = False
+        if self.setup.dice_mode is DiceMode.TWO and self.end_signal is not EndSignal.LIFT_DICE:
+            grabbed = self._hand(s, oseat, HandOver.DICE) and not self._hand(prev, oseat, HandOver.DICE)
+        elif self.setup.dice_mode is DiceMode.TWO:
+            grabbed = self._hand(s, oseat, HandOver.DICE) and not self._hand(prev, oseat, HandOver.DICE)
+        if grabbed and f"grab-{other}" not in self._touched_turn:
+            self._touched_turn.add(f"grab-{other}")
+            if self.profile.fast_grab_rule:
+                self._emit("FAST_GRAB", other,
+                           f"{self._name(other)} picked up the dice before {self._name(mover)} ended his turn.",
+                           frame=s.frame, details={"count": self.fast_rolls[other] + 1,
+                                                   "penalty": "warning first; then 30 s of reserve each time (RG19 4.1.8.2)"
+                                                   if self.profile.family == "RG19" else "loses his delay next turn (WB23 4.1(v)(b))"})
+            elif self.profile.off_turn_die_touch:
+                self._emit("OFF_TURN_DIE_TOUCH", other, f"{self._name(other)} touched the live dice during the opponent's turn.",
+                           frame=s.frame)
+        if new_roll:
+            # a roll while the mover has not signalled the end of his turn: premature roll (A4.1)
+            if self.setup.dice_mode is DiceMode.FOUR:
+                roller = self._roller(rolling, other)
+                if roller == mover:
+                    return False
+            self.fast_rolls[other] += 1
+            options: list[str]
+            if self.profile.fast_roll is FastRoll.VOID:
+                forced = len(LegalPlays(self.roll_pos or self.position, self.dice or (1, 2))) <= 1
+                waived = forced or not self.position.is_contact()
+                options = ["waive (forced play or no contact)"] if waived else ["void: reroll after the turn ends"]
+            else:
+                options = ["let stand (the player on turn may revise his move knowing the roll)", "reroll after the turn has ended"]
+            self._emit("FAST_ROLL", other, f"{self._name(other)} rolled before {self._name(mover)} ended his turn. "
+                       f"{self._name(mover)} chooses: {' or '.join(options)}.", frame=s.frame,
+                       details={"options": options, "count": self.fast_rolls[other]})
+            # the premature roll implies the mover's turn is over: judge what is on the board now
+            self._judge_turn(s, implied=True)
+            if self.phase is Phase.PRE_ROLL and self.turn == other:
+                self.attempted = True
+                self.phase = Phase.ROLLING
+                self._judged_roll = False
+            return True
+        return False
+
+    def _settling(self, s: TableState, prev: TableState | None, mover: int, new_roll: bool) -> None:
+        dice = self._roll_dice(s, mover)
+        if new_roll:
+            self._judged_roll = False
+        if self._judged_roll:
+            return
+        # lifted before rest (RG19 4.1.8.4)
+        if prev is not None and self.profile.lift_before_rest_rule:
+            before = [d for _, d in self._roll_dice(prev, mover)]
+            if any(d.state is DieState.ROLLING for d in before) and len(dice) < len(before):
+                self.lift_warnings[mover] += 1
+                sev = Severity.WARN if self.lift_warnings[mover] == 1 else Severity.IRREG
+                self._emit("DIE_LIFTED_BEFORE_REST", mover,
+                           "A die was lifted before both dice were at rest. "
+                           + ("This is a warning." if sev is Severity.WARN else "The opponent decides whether a die already at rest stands."),
+                           frame=s.frame, severity=sev)
+                return
+        if len(dice) != 2 or any(d.state is not DieState.AT_REST for _, d in dice):
+            return
+        if min(self._rest_time(s, i, d) for i, d in dice) < self.profile.settle_s:
+            return
+        self._judged_roll = True
+        reasons = self._invalid_reasons(dice, mover)
+        if reasons:
+            self._roll_invalid(s, mover, reasons)
+            return
+        values = (dice[0][1].value or 1, dice[1][1].value or 1)
+        self._roll_valid(s, mover, values, dice)
+
+    def _invalid_reasons(self, dice: list[tuple[int, Die]], roller: int) -> list[tuple[int, DieReason]]:
+        out = []
+        right = self._right_half(roller)
+        for i, d in dice:
+            reason = d.reason
+            if reason is None and d.valid is False:
+                reason = DieReason.COCKED
+            if reason is not None and not self.profile.die_reason_valid(reason.value):
+                out.append((i, reason))
+            elif d.half is not None and d.half is not right and not self.profile.left_side_permission:
+                out.append((i, DieReason.WRONG_SIDE))
+        return out
+
+    def _roll_invalid(self, s: TableState, roller: int, reasons: list[tuple[int, DieReason]]) -> None:
+        for i, reason in reasons:
+            self._emit(_INVALID_CODE[reason], roller,
+                       f"Invalid roll by {self._name(roller)}: die {i + 1} is {reason.value.replace('_', ' ')}. Both dice are rolled again.",
+                       frame=s.frame, details={"die": i, "reason": reason.value})
+        self._emit("REROLL_REQUIRED", roller, "Both dice must be rolled again.", frame=s.frame)
+
+    def _roll_valid(self, s: TableState, mover: int, values: tuple[int, int], dice: list[tuple[int, Die]]) -> None:
+        low = [d for _, d in dice if d.confidence < self.profile.confidence]
+        if low:
+            self._emit("ROLL_VALUE_UNREADABLE", mover, f"The roll looks like {values[0]}-{values[1]} but is not clear. Please confirm.",
+                       frame=s.frame, details={"dice": list(values)})
+        self.dice = values
+        self.valid_rolls += 1
+        self.roll_pos = self.position
+        self.roll_frame = s.frame
+        self.phase = Phase.MOVING
+        self._touched_turn.clear()
+        self._emit("ROLL_VALID", mover, f"{self._name(mover)} rolled {values[0]}-{values[1]}.", frame=s.frame,
+                   details={"dice": list(values), "valid_rolls": self.valid_rolls})
+        if self.pending is not None:
+            p = self.pending
+            if p.deadline is Deadline.OPPONENT_VALID_ROLL and p.offender != mover:
+                self._illegal_stands(s.frame, "the opponent has rolled validly")
+            elif p.deadline is Deadline.OFFENDER_NEXT_VALID_ROLL and p.offender == mover:
+                self._illegal_stands(s.frame, "the offender has rolled validly again")
+        self._check_setup_window(s.frame)
+
+    # ================================================================== opening roll
+    def _opening(self, s: TableState, new_roll: bool) -> None:
+        if new_roll:
+            if self.phase is Phase.SETUP:
+                self._setup_checks(s)
+            self.phase = Phase.OPENING
+            self._judged_roll = False
+            return
+        if self.phase is not Phase.OPENING or self._judged_roll:
+            return
+        dice = self._roll_dice(s, None)
+        if len(dice) != 2 or any(d.state is not DieState.AT_REST for _, d in dice):
+            return
+        if min(self._rest_time(s, i, d) for i, d in dice) < self.profile.settle_s:
+            return
+        self._judged_roll = True
+        owners: list[int] = []
+        for _, d in dice:
+            o = self._dice_owner(d)
+            owners.append(o if o is not None else len(owners))
+        if owners[0] == owners[1]:
+            owners[1] = 1 - owners[0]
+        for (i, d), owner in zip(dice, owners, strict=True):
+            reasons = self._invalid_reasons([(i, d)], owner)
+            if reasons:
+                self._roll_invalid(s, owner, reasons)
+                return
+        (_, d0), (_, d1) = dice
+        v0, v1 = d0.value or 1, d1.value or 1
+        if v0 == v1:
+            self._emit("OPENING_TIE_REROLL", None, f"Opening roll tied at {v0}: both roll again.", frame=s.frame)
+            if self.match.rules.money and self.match.rules.automatic_doubles:
+                try:
+                    self.match = self.match.automatic_double()
+                    self._emit("AUTO_DOUBLE", None, f"Automatic double: the cube is now {self.match.cube.value}.", frame=s.frame)
+                except MatchError:
+                    pass
+            return
+        starter = owners[0] if v0 > v1 else owners[1]
+        values = (max(v0, v1), min(v0, v1))
+        self.starter = starter
+        self.turn = starter
+        self.position = self.position.with_turn(starter)
+        self._emit("OPENING_ROLL", starter, f"{self._name(starter)} starts with {values[0]}-{values[1]}.", frame=s.frame,
+                   details={"dice": list(values)})
+        self.attempted = True
+        self._roll_valid(s, starter, values, dice)
+
+    def _setup_checks(self, s: TableState) -> None:
+        board = PhysicalBoard.from_state(s)
+        if s.settled and board != self._start_board:
+            wrong = [i + 1 for i in range(24) if (board.light[i], board.dark[i]) != (self._start_board.light[i], self._start_board.dark[i])]
+            deadline = {
+                Deadline.FIFTH_VALID_ROLL: "before the fifth valid roll of the game",
+                Deadline.FIFTH_ROLL: "before the fifth roll of the game",
+                Deadline.STARTER_SECOND_TURN: "before the starter begins his second turn",
+            }.get(self.profile.setup_deadline)
+            alert = self._emit("SETUP_ERROR", None, f"The starting position is wrong on point(s) {', '.join(map(str, wrong))}. Set up the checkers correctly.",
+                               frame=s.frame, deadline=deadline, details={"points": wrong})
+            self.setup_error = alert.id if alert else None
+            try:
+                self.position = self.map.to_position(board, self.turn)
+            except ValueError:
+                pass
+        cube = s.cube
+        if self.match.crawford:
+            if cube is not None and cube.zone is not CubeZone.ABSENT:
+                self._emit("CUBE_PRESENT_IN_CRAWFORD", None, "This is the Crawford game: the cube should be removed from the board.", frame=s.frame)
+        elif cube is not None and cube.zone is not CubeZone.CENTRE:
+            self._emit("CUBE_NOT_CENTRED_AT_START", None, f"The cube is {cube.zone.value}, not centred, at the start of the game. Centre it at 1.",
+                       frame=s.frame, details={"zone": cube.zone.value})
+
+    def _check_setup_window(self, frame: int, double_by: int | None = None) -> None:
+        if self.setup_error is None:
+            return
+        d = self.profile.setup_deadline
+        closed = False
+        if d in (Deadline.FIFTH_VALID_ROLL, Deadline.FIFTH_ROLL):
+            closed = double_by is None and self.valid_rolls >= 5
+        elif d is Deadline.STARTER_SECOND_TURN:
+            closed = self.turn == self.starter and (self.valid_rolls >= 2 or double_by is not None) and self.valid_rolls >= 1 and (double_by is not None or self.valid_rolls > 1)
+        if closed:
+            self.setup_error = None
+            self._emit("SETUP_ERROR_WINDOW_CLOSED", None, "The starting-position error can now be corrected only if both players agree.", frame=frame)
+
+    # ================================================================== judging a turn
+    def _judge_turn(self, s: TableState, implied: bool = False) -> None:
+        mover = self.turn
+        before = self.roll_pos or self.position
+        assert self.dice is not None
+        dice = self.dice
+        plays = LegalPlays(before, dice) if self.profile.legal_results is None else None
+        results: list[Position] = plays.positions() if plays is not None else list(self.profile.legal_results(before, dice))  # type: ignore[misc]
+        observed = PhysicalBoard.from_state(s)
+        scored = sorted(((self.map.to_physical(p).log_likelihood(s), i, p) for i, p in enumerate(results)), key=lambda x: (-x[0], x[1]))
+        best_ll, _, best = scored[0]
+        try:
+            seen: Position | None = self.map.to_position(observed, 1 - mover, before.out_of_play)
+        except ValueError:
+            seen = None
+        ll_seen = observed.log_likelihood(s)
+        evidence = tuple(f for f in (self.roll_frame, s.frame) if f is not None)
+        if seen is not None and seen in set(results):
+            best = seen
+            p_illegal = 0.0
+        else:
+            # posterior that the table shows something no legal play reaches (the MAP stands for "illegal")
+            m = max(ll_seen, best_ll)
+            legal_mass = sum(math.exp(x[0] - m) for x in scored)
+            illegal_mass = math.exp(ll_seen - m)
+            p_illegal = illegal_mass / (illegal_mass + legal_mass)
+        conf = self.profile.confidence
+        if not s.settled:
+            p_illegal = min(p_illegal, conf - 1e-9)
+        if p_illegal >= conf:
+            self._illegal(s, mover, before, dice, seen, observed, results, plays, evidence)
+            return
+        if p_illegal >= 1.0 - conf or not s.settled:
+            self._emit("MOVE_UNCONFIRMED", mover,
+                       f"The move by {self._name(mover)} is not clear enough to judge. Please confirm the position.",
+                       frame=s.frame, evidence=evidence, details={"p_illegal": round(p_illegal, 4)})
+        play = plays.play_for(best) if plays is not None else Play()
+        self._accept(s, mover, dice, best, play, implied)
+
+    def _accept(self, s: TableState, mover: int, dice: tuple[int, int], result: Position, play: Play, implied: bool) -> None:
+        self._log(EntryKind.ROLL, mover, dice=dice, play=play)
+        if play:
+            self._emit("MOVE", mover, f"{self._name(mover)} played {dice[0]}{dice[1]}: {play}.", frame=s.frame, details={"dice": list(dice), "play": str(play)})
+        else:
+            self._emit("NO_MOVE", mover, f"{self._name(mover)} cannot move with {dice[0]}-{dice[1]}.", frame=s.frame, details={"dice": list(dice)})
+        if not implied:
+            self._emit("END_OF_TURN", mover, f"{self._name(mover)} ended his turn.", frame=s.frame)
+        self.position = result
+        winner = game_winner(result)
+        if winner is not None:
+            self._end_game(winner, result_kind(result, winner), Termination.BEAR_OFF, s.frame)
+            return
+        self._next_turn(1 - mover)
+
+    def _next_turn(self, player: int) -> None:
+        self.turn = player
+        self.position = self.position.with_turn(player)
+        self.phase = Phase.PRE_ROLL
+        self.dice = None
+        self.attempted = False
+        self.bound_double = False
+        self._touched_turn.clear()
+
+    def _illegal(self, s: TableState, mover: int, before: Position, dice: tuple[int, int], seen: Position | None,
+                 observed: PhysicalBoard, results: list[Position], plays: LegalPlays | None, evidence: tuple[int, ...]) -> None:
+        classes = self._impossible_classes(before, observed, mover)
+        rg19_class = bool(classes) and self.profile.impossible_move_class
+        code = "IMPOSSIBLE_MOVE" if rg19_class else "ILLEGAL_MOVE"
+        if rg19_class:
+            deadline = Deadline.OFFENDER_NEXT_VALID_ROLL
+            deadline_text = f"before {self._name(mover)}'s own next valid roll"
+        elif self.profile.illegal_move_condonable:
+            deadline = Deadline.OPPONENT_ROLL_OR_CUBE
+            deadline_text = f"{self._name(1 - mover)} chooses: correct it or let it stand, before rolling or turning the cube"
+        else:
+            deadline = Deadline.OPPONENT_VALID_ROLL
+            deadline_text = f"before {self._name(1 - mover)}'s next valid roll"
+        alternatives = [str(p) or "(no play)" for p in plays][:8] if plays is not None else []
+        restore = self.map.to_physical(before)
+        shown = str(diff_play(before, seen.boards(), mover)) if seen is not None else "?"
+        message = (
+            f"Illegal move by {self._name(mover)} with {dice[0]}-{dice[1]}"
+            + (f" ({', '.join(c.replace('_', ' ').lower() for c in classes)})" if classes else "")
+            + f". Restore the position after the roll and play legally, {deadline_text}."
+        )
+        if self.profile.illegal_move_condonable:
+            message = f"Illegal move by {self._name(mover)} with {dice[0]}-{dice[1]}. {deadline_text}."
+        alert = self._emit(code, mover, message, frame=s.frame, evidence=evidence, deadline=deadline_text, details={
+            "dice": list(dice),
+            "seen": shown,
+            "sub_codes": classes,
+            "legal_alternatives": alternatives,
+            "legal_count": len(results),
+            "restore": {
+                "points": [{"point": i + 1, "light": restore.light[i], "dark": restore.dark[i]} for i in range(24) if restore.light[i] or restore.dark[i]],
+                "bar": {"light": restore.bar[0], "dark": restore.bar[1]},
+                "off": {"light": restore.off[0], "dark": restore.off[1]},
+                "position_id": before.position_id(),
+                "dice": list(dice),
+            },
+            "options": ["correct", "let stand"] if self.profile.illegal_move_condonable else ["correct"],
+        })
+        if seen is None:
+            self._emit("IMPOSSIBLE_POSITION", mover, "The position on the board is impossible and must be corrected.", frame=s.frame)
+        self.pending = PendingIllegal(mover, dice, before, seen, deadline, alert.id if alert else 0, code, evidence)
+        # play goes on from what is on the board; a correction brings back `before`
+        self._log(EntryKind.ROLL, mover, dice=dice, play=diff_play(before, seen.boards(), mover) if seen is not None else Play())
+        if seen is not None:
+            self.position = seen
+            winner = game_winner(seen)
+            if winner is not None:
+                self._end_game(winner, result_kind(seen, winner), Termination.BEAR_OFF, s.frame)
+                return
+        self._next_turn(1 - mover)
+
+    def _impossible_classes(self, before: Position, seen: PhysicalBoard, mover: int) -> list[str]:
+        """The RG19 4.2.3.1(b) class: illegalities that do not depend on the dice (DIGEST A5.4)."""
+        out: list[str] = []
+        b_before = self.map.to_physical(before)
+        mc = self.setup.colour_of(mover)
+        oc = mc.other
+        mi = 0 if mc is Colour.LIGHT else 1
+        oi = 1 - mi
+        mine_before = b_before.light if mc is Colour.LIGHT else b_before.dark
+        mine_after = seen.light if mc is Colour.LIGHT else seen.dark
+        opp_before = b_before.light if oc is Colour.LIGHT else b_before.dark
+        opp_after = seen.light if oc is Colour.LIGHT else seen.dark
+        if seen.bar[mi] > b_before.bar[mi]:
+            out.append("OWN_CHECKER_TO_BAR")
+        opp_gain = any(a > b for a, b in zip(opp_after, opp_before, strict=True)) or seen.off[oi] != b_before.off[oi]
+        opp_lost = sum(max(0, b - a) for a, b in zip(opp_after, opp_before, strict=True))
+        if opp_gain or opp_lost != seen.bar[oi] - b_before.bar[oi]:
+            out.append("OPP_CHECKER_MOVED")
+        # own numbering of the mover's checkers, before and after
+        o = self.setup.orientation
+        before_pts = {o.own_point(mc, i + 1): n for i, n in enumerate(mine_before) if n}
+        after_pts = {o.own_point(mc, i + 1): n for i, n in enumerate(mine_after) if n}
+        if b_before.bar[mi] and seen.bar[mi] and before_pts != after_pts:
+            out.append("MOVED_WHILE_ON_BAR")
+        if seen.off[mi] > b_before.off[mi] and (any(p > 6 for p in after_pts) or seen.bar[mi]):
+            out.append("BEAROFF_NOT_HOME")
+        top_before = max([25] if b_before.bar[mi] else list(before_pts) or [0])
+        if any(p > top_before for p in after_pts):
+            out.append("BACKWARD_MOVE")
+        return out
+
+    def _illegal_stands(self, frame: int | None, why: str) -> None:
+        p = self.pending
+        if p is None:
+            return
+        self.pending = None
+        self._emit("ILLEGAL_MOVE_STANDS", p.offender, f"The illegal move by {self._name(p.offender)} stands: {why}.", frame=frame,
+                   details={"alert": p.alert_id})
+
+    def _rollback_to_pending(self, frame: int | None) -> None:
+        p = self.pending
+        assert p is not None
+        self.pending = None
+        # drop the illegal move from the transcript, restore the position after the roll
+        entries = self.games[-1].entries
+        for k in range(len(entries) - 1, -1, -1):
+            if entries[k].kind is EntryKind.ROLL and entries[k].player == p.offender:
+                del entries[k]
+                break
+        self.position = p.restore
+        self.roll_pos = p.restore
+        self.turn = p.offender
+        self.dice = p.dice
+        self.phase = Phase.MOVING
+        self.attempted = True
+        self._emit("CORRECTION_COMPLETE", p.offender, f"Back to the position after {self._name(p.offender)}'s roll of {p.dice[0]}-{p.dice[1]}; he plays again.",
+                   frame=frame, details={"alert": p.alert_id})
+
+    def _pass_without_roll(self, s: TableState) -> None:
+        mover = self.turn
+        can_play = any(LegalPlays(self.position, (a, b)) for a in range(1, 7) for b in range(a, 7))
+        if not can_play:
+            self._emit("NO_MOVE", mover, f"{self._name(mover)} is closed out and passes without rolling.", frame=s.frame)
+            self._log(EntryKind.ROLL, mover, dice=None, play=Play())
+            self.games[-1].entries.pop()  # a skipped roll is not written in .mat
+            self._next_turn(1 - mover)
+            return
+        if self.profile.impossible_move_class:
+            self._emit("IMPOSSIBLE_MOVE", mover, f"{self._name(mover)} ended his turn without rolling although a play was possible. He must roll.",
+                       frame=s.frame, deadline=f"before {self._name(mover)}'s own next valid roll", details={"sub_codes": ["PASS_WITHOUT_ROLL"]})
+        else:
+            self._emit("ILLEGAL_MOVE", mover, f"{self._name(mover)} ended his turn without rolling. He must roll.", frame=s.frame,
+                       details={"sub_codes": ["PASS_WITHOUT_ROLL"]})
+
+    # ================================================================== game end and reset
+    def _end_game(self, winner: int, kind: ResultKind, how: Termination, frame: int | None) -> None:
+        if how is Termination.PASS:
+            self.match = self.match.pass_(Player(1 - winner))
+        else:
+            if self.match.cube.offered_by is not None:
+                self.match = replace(self.match, cube=replace(self.match.cube, offered_by=None, beavered=False))
+            jacoby = self.match.rules.money and self.match.rules.jacoby and not self.match.doubled and kind is not ResultKind.SINGLE
+            self.match = self.match.end_game(Player(winner), kind, how)
+            if jacoby:
+                self._emit("JACOBY_APPLIED", winner, "Jacoby rule: no double this game, so the gammon counts as a single game.", frame=frame)
+        result = self.match.results[-1]
+        self._log(EntryKind.WIN, winner, value=result.points, and_match=self.match.winner is not None)
+        self.pending = None
+        self.setup_error = None
+        self._emit("GAME_RESULT", winner, f"{self._name(winner)} wins a {_KIND_NAMES[result.kind]} "
+                   f"({result.points} point{'s' if result.points != 1 else ''}). Score {self.match.score[0]}-{self.match.score[1]}.",
+                   frame=frame, details={"kind": result.kind.name.lower(), "points": result.points, "cube": result.cube,
+                                         "termination": how.value, "score": list(self.match.score)})
+        if self.match.winner is not None:
+            self.phase = Phase.MATCH_OVER
+            self._emit("MATCH_WON", winner, f"{self._name(winner)} wins the match {self.match.score[0]}-{self.match.score[1]}.", frame=frame)
+        else:
+            self.phase = Phase.GAME_OVER
+
+    def _game_start(self, frame: int | None) -> None:
+        self.position = Position.start()
+        self.phase = Phase.SETUP
+        self.dice = None
+        self.roll_pos = None
+        self.valid_rolls = 0
+        self.attempted = False
+        self.pending = None
+        self.starter = None
+        self.cube_void = False
+        self._judged_roll = False
+        if len(self.games) == 0 or self.games[-1].entries:
+            if self.games[-1].entries:
+                self.games.append(_GameLog(self.match.game, self.match.score))
+        self._emit("GAME_START", None, f"Game {self.match.game}, score {self.match.score[0]}-{self.match.score[1]} "
+                   f"({self.setup.players[0]} - {self.setup.players[1]}).", frame=frame)
+        if self.match.crawford:
+            self._emit("CRAWFORD_GAME", None, "This is the Crawford game: no doubling.", frame=frame)
+
+    def _reset_checks(self, s: TableState) -> None:
+        if not s.settled or s.hands:
+            return
+        board = PhysicalBoard.from_state(s)
+        if board != self._start_board:
+            return
+        if self.phase is Phase.GAME_OVER:
+            self._game_start(s.frame)
+        elif self.phase in (Phase.PRE_ROLL, Phase.ROLLING, Phase.MOVING) and self.position != Position.start(self.turn) \
+                and self.map.to_physical(self.position) != self._start_board:
+            self._emit("NONSTANDARD_GAME_END", None,
+                       "The checkers were reset before the game ended by a bear-off, a pass or an accepted resignation. Rebuild the last position.",
+                       frame=s.frame, details={"last_position_id": self.position.position_id()})
+            self._game_start(s.frame)
+
+
+def _entry_json(e: MatEntry, setup: MatchSetup) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": e.kind.value, "player": setup.colour_of(int(e.player)).value}
+    if e.dice is not None:
+        out["dice"] = list(e.dice)
+    if e.kind is EntryKind.ROLL:
+        out["play"] = None if e.play is None else str(e.play)
+    if e.value is not None:
+        out["value"] = e.value
+    return out

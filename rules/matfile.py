@@ -415,12 +415,19 @@ def dumps(match: MatMatch, *, placeholder_names: bool = True) -> str:
         out.append(f" Game {game.number}")
         left_head = f" {names[0]} : {game.score[0]}"
         out.append(f"{left_head:<33}{names[1]} : {game.score[1]}")
-        ends = [e for e in game.entries if e.kind in (EntryKind.WIN,)]
-        body = [e for e in game.entries if e.kind not in (EntryKind.WIN, EntryKind.LOSS)]
+        ends = [e for e in game.entries if e.kind is EntryKind.WIN]
+        # a 'Losses' entry with a row is the loser's column of a concession (GNU Backgammon reads it
+        # so); a 'Losses' line of its own adds nothing to the 'Wins' line and is left out
+        body = [e for e in game.entries if e.kind is not EntryKind.WIN
+                and not (e.kind is EntryKind.LOSS and e.row is None)]
+        if ends and body and body[-1].kind is EntryKind.DROP and body[-1].player is Player.FIRST:
+            # GNU Backgammon writes (and needs) the win on the row of the drop: "Drops   Wins 1 point"
+            body.append(ends.pop())
         for number, (left, right) in enumerate(_pair_rows(body), start=1):
             ltext = format_entry(left) if left is not None else ""
             rtext = format_entry(right) if right is not None else ""
-            line = f"{number:3d}) {ltext:<{_LEFT_WIDTH}}{rtext}" if rtext else f"{number:3d}) {ltext}"
+            # at least one space between the columns: GNU Backgammon reads the entries by words
+            line = f"{number:3d}) {ltext:<{_LEFT_WIDTH - 1}} {rtext}" if rtext else f"{number:3d}) {ltext}"
             out.append(line.rstrip())
         for e in ends:
             text = format_entry(e)

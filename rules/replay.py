@@ -475,6 +475,9 @@ class _Replayer:
         # the export records the rules' result (capped like the site would, so gnubg agrees)
         out_value = points
         export_entries = list(export)
+        if how is Termination.RESIGN:
+            export_entries.append(MatEntry(EntryKind.LOSS, winner.other, 0, anchor.line if anchor else game.line,
+                                           text=f"Losses {out_value} point", value=out_value))
         export_entries.append(MatEntry(EntryKind.WIN, winner, None, anchor.line if anchor else game.line,
                                        text=f"Wins {out_value} point", value=out_value,
                                        and_match=new_state.winner is not None))
@@ -622,3 +625,57 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# ------------------------------------------------------------------------------ peer check
+
+TraceItem = tuple[int, str, int, str]
+"""(game number, action, player, detail): a roll's detail is 'dice position-id-after'."""
+
+
+class _Tracer(ReplayVisitor):
+    def __init__(self) -> None:
+        self.items: list[TraceItem] = []
+
+    def move(self, game: MatGame, entry: MatEntry, before: Position, after: Position, legal: LegalPlays) -> None:
+        dice = f"{entry.dice[0]}{entry.dice[1]}" if entry.dice else ""
+        board = after.boards()
+        self.items.append((game.number, "roll", int(entry.player), f"{dice} {board}"))
+
+    def cube(self, game: MatGame, entry: MatEntry, state: MatchState) -> None:
+        self.items.append((game.number, entry.kind.value, int(entry.player), str(entry.value or "")))
+
+
+def move_trace(match: MatMatch) -> list[TraceItem]:
+    """Every legal play (as the resulting position) and cube action of a match, in order: two
+    transcripts record the same moves when their traces are equal, whatever their notation."""
+    tracer = _Tracer()
+    replay_match(match, tracer)
+    return tracer.items
+
+
+def find_gnubg() -> str | None:
+    """Path of the GNU Backgammon binary (Debian puts it in /usr/games), or None."""
+    import shutil
+
+    return shutil.which("gnubg") or (shutil.which("gnubg", path="/usr/games") if Path("/usr/games").is_dir() else None)
+
+
+def gnubg_reexport(files: Sequence[Path], out_dir: Path, gnubg: str, timeout: float = 600.0) -> dict[Path, Path]:
+    """Have GNU Backgammon ``import mat`` each file and ``export match mat`` it again into
+    ``out_dir``; returns {input: output} for the files it wrote. One gnubg process for all."""
+    import subprocess
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    commands = []
+    mapping: dict[Path, Path] = {}
+    for i, path in enumerate(files):
+        target = out_dir / f"{i:05d}.mat"
+        if target.exists():
+            target.unlink()
+        mapping[path] = target
+        commands.append(f'import mat "{path.resolve()}"')
+        commands.append(f'export match mat "{target.resolve()}"')
+    subprocess.run([gnubg, "-t", "-q"], input="\n".join(commands) + "\n", text=True,
+                   capture_output=True, timeout=timeout, check=False)
+    return {src: dst for src, dst in mapping.items() if dst.exists()}

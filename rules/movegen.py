@@ -337,6 +337,20 @@ def apply_play(position: Position, play: Play | str, dice: Dice | tuple[int, int
     raise IllegalPlayError(_why_illegal(position, play, view, bool(cands)))
 
 
+def _dice_used(play: Play, dice: Dice) -> int:
+    """How many dice a written play uses (for error messages)."""
+    used = 0
+    for st in play.steps:
+        dist = st.src - st.dst
+        if dice.is_double:
+            used += -(-dist // dice.first)
+        elif dist in (dice.first, dice.second) or (st.dst == 0 and dist < dice.high):
+            used += 1
+        else:
+            used += 2
+    return used
+
+
 def _why_illegal(position: Position, play: Play, view: LegalPlays, walkable: bool) -> str:
     dice = view.dice
     head = f"{str(play) or '(no play)'} with {dice} is not legal for player {position.turn}"
@@ -345,12 +359,17 @@ def _why_illegal(position: Position, play: Play, view: LegalPlays, walkable: boo
     more = "" if len(results) <= 6 else f" ... ({len(results)} in all)"
     allowed = f"; legal plays: {', '.join(options)}{more}"
     my, _ = position.mover_view()
+    entering = sum(1 for s in play.steps if s.src == 25)
+    if my[25] and entering < my[25] and any(s.src != 25 for s in play.steps):
+        return f"{head}: a checker on the bar must enter before any other checker moves (RG19 4.2.2.1){allowed}"
     if not walkable:
-        if my[25] and play.steps and play.steps[0].src != 25:
-            return f"{head}: a checker on the bar must enter first (RG19 4.2.2.1){allowed}"
-        return f"{head}: the written moves do not fit the dice or are blocked{allowed}"
+        return f"{head}: the written moves do not fit the dice or land on a made point{allowed}"
     max_dice = max((len(p.steps) for p in results.values()), default=0)
-    used = len(play.steps) if all(abs(s.distance) in dice.moves for s in play.steps) else None
-    if used is not None and used < max_dice:
-        return f"{head}: it uses {used} dice but {max_dice} can be played (STD Movement-3){allowed}"
+    used = _dice_used(play, dice)
+    if used < max_dice:
+        return (f"{head}: it uses {used} of the dice but {max_dice} can be played; all must be used "
+                f"when possible (STD Movement-3){allowed}")
+    if max_dice == 1 and not dice.is_double:
+        return (f"{head}: only one die can be played, and then the larger one when it can be "
+                f"(STD Movement-3){allowed}")
     return f"{head}{allowed}"

@@ -31,6 +31,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -39,12 +40,10 @@ if str(ROOT) not in sys.path:
 from rules.dice import ALL_ROLLS  # noqa: E402
 from rules.ids import (  # noqa: E402
     MatchInfo,
-    boards_from_key,
     from_xgid,
     match_from_id,
     match_id,
     position_id,
-    position_key,
     to_xgid,
 )
 from rules.movegen import generate  # noqa: E402
@@ -73,7 +72,7 @@ class Case:
 
 def _random_game_positions(rng: random.Random, limit: int) -> list[Position]:
     pos = Position.start(turn=rng.randrange(2))
-    out = []
+    out: list[Position] = []
     for _ in range(400):
         if pos.is_game_over() or len(out) >= limit:
             break
@@ -152,7 +151,7 @@ def random_cases(n: int, seed: int = 1) -> list[Case]:
 
 
 # ------------------------------------------------------------------------------ running gnubg
-def run_worker(gnubg: str, mode: str, lines: list[str], jobs: int = 1, nice: int = 10) -> list[dict[str, object]]:
+def run_worker(gnubg: str, mode: str, lines: list[str], jobs: int = 1, nice: int = 10) -> list[dict[str, Any]]:
     """Run scripts/gnubg_worker.py in ``jobs`` gnubg processes over ``lines``; answers in order."""
     jobs = max(1, min(jobs, len(lines)))
     chunks = [lines[i::jobs] for i in range(jobs)]
@@ -168,7 +167,7 @@ def run_worker(gnubg: str, mode: str, lines: list[str], jobs: int = 1, nice: int
                 cmd = ["nice", "-n", str(nice), *cmd]
             procs.append((subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                            stderr=subprocess.PIPE), dst, len(chunk)))
-        answers: list[list[dict[str, object]]] = []
+        answers: list[list[dict[str, Any]]] = []
         for proc, dst, expected in procs:
             _, err = proc.communicate()
             got = [json.loads(x) for x in dst.read_text().splitlines()] if dst.exists() else []
@@ -179,7 +178,7 @@ def run_worker(gnubg: str, mode: str, lines: list[str], jobs: int = 1, nice: int
                 )
             answers.append(got)
     # re-interleave
-    out: list[dict[str, object]] = []
+    out: list[dict[str, Any]] = []
     for i in range(len(lines)):
         out.append(answers[i % jobs][i // jobs])
     return out
@@ -217,7 +216,7 @@ class Disagreement:
                 f"only gnubg {self.only_gnubg[:5]} {self.note}")
 
 
-def compare_plays(cases: list[Case], answers: list[dict[str, object]]) -> tuple[list[Disagreement], dict[str, int]]:
+def compare_plays(cases: list[Case], answers: list[dict[str, Any]]) -> tuple[list[Disagreement], dict[str, int]]:
     bad: list[Disagreement] = []
     stats = {"cases": 0, "plays": 0, "doubles": 0, "bar": 0, "bearoff": 0, "no_move": 0, "rejected": 0}
     for case, ans in zip(cases, answers, strict=True):
@@ -328,7 +327,7 @@ def check_ids(gnubg: str, positions: list[Position], seed: int, jobs: int) -> tu
         expected = match_id(_gnubg_normal(info))
         if ans["posid"] != position_id(pos) or ans["matchid"] != expected:
             problems.append(f"gnubg wrote back {ans['posid']}:{ans['matchid']} for {lines[k]}")
-    for k, ((pos, info), ans) in enumerate(zip(items, answers[n:], strict=True)):
+    for k, ans in enumerate(answers[n:]):
         xg = lines[n + k]
         if "error" in ans:
             problems.append(f"gnubg could not read {xg}: {ans['error']}")
@@ -363,9 +362,9 @@ def time_gnubg_perft2(gnubg: str, jobs: int) -> dict[str, float]:
     """gnubg's CPU time to list the plays of every depth-1 node (447 positions x 21 rolls)."""
     cases = perft2_cases()
     answers = run_worker(gnubg, "hints", [f"{p} {a} {b}" for p, a, b in cases], jobs=jobs)
-    total = sum(len(a["moves"]) for a in answers if isinstance(a.get("moves"), list))  # type: ignore[arg-type]
-    cpu = sum(float(a["cpu"]) for a in answers)  # type: ignore[arg-type]
-    wall = sum(float(a["wall"]) for a in answers)  # type: ignore[arg-type]
+    total = sum(len(a["moves"]) for a in answers if isinstance(a.get("moves"), list))
+    cpu = sum(float(a["cpu"]) for a in answers)
+    wall = sum(float(a["wall"]) for a in answers)
     return {"calls": len(cases), "plays": total, "cpu": cpu, "wall": wall}
 
 

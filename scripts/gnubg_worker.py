@@ -48,14 +48,14 @@ def do_hints(lines, out):
         t0 = time.perf_counter()
         c0 = time.process_time()
         quiet("set board " + pid)
-        quiet("set dice %s %s" % (d1, d2))
+        quiet(f"set dice {d1} {d2}")
         h = gnubg.hint(100000)
         cpu = time.process_time() - c0
         wall = time.perf_counter() - t0
         rec = {"id": pid, "dice": [int(d1), int(d2)], "cpu": cpu, "wall": wall}
         got = gnubg.positionid(gnubg.board())
         if got != pid:
-            rec["error"] = "gnubg did not accept the position (it kept %s)" % got
+            rec["error"] = f"gnubg did not accept the position (it kept {got})"
         else:
             rec["moves"] = [m["move"] for m in h["hint"]] if h else []
         out.write(json.dumps(rec) + "\n")
@@ -70,13 +70,13 @@ def do_ids(lines, out):
                 quiet("set xgid " + text)
             else:
                 pid, mid = text.split()
-                quiet("set gnubgid %s:%s" % (pid, mid))
+                quiet(f"set gnubgid {pid}:{mid}")
             board = gnubg.board()
             rec["board"] = [list(board[0]), list(board[1])]
             rec["posid"] = gnubg.positionid(board)
             rec["matchid"] = gnubg.matchid()
         except Exception as exc:  # noqa: BLE001 - report anything gnubg raises
-            rec["error"] = "%s: %s" % (type(exc).__name__, exc)
+            rec["error"] = f"{type(exc).__name__}: {exc}"
         out.write(json.dumps(rec) + "\n")
 
 
@@ -93,7 +93,7 @@ def main():
         elif mode == "ids":
             do_ids(lines, out)
         else:
-            raise SystemExit("unknown mode %r" % mode)
+            raise SystemExit(f"unknown mode {mode!r}")
 
 
 main()

@@ -28,7 +28,7 @@ from rules.play import Play
 from rules.position import BAR, OFF, Position
 from rules.referee.board import BoardMap
 from rules.referee.setup import DiceMode, EndSignal, MatchSetup, Orientation
-from rules.referee.tablestate import Colour, Half, Seat
+from rules.referee.tablestate import Colour, Half
 from rules.scoring import game_winner, result_kind
 
 FPS = 30
@@ -68,7 +68,7 @@ class ScriptStep:
 
 
 @dataclass
-class _Table:
+class Table:
     """The physical table the script keeps, in engine terms plus equipment."""
 
     setup: MatchSetup
@@ -126,13 +126,13 @@ class _Table:
         return out
 
 
-class _Scripter:
+class MatchScript:
     def __init__(self, match: MatMatch, options: ScriptOptions) -> None:
         self.match = match
         self.options = options
         self.setup = options.setup(match)
         self.bmap = BoardMap(self.setup)
-        self.table = _Table(self.setup, self.bmap)
+        self.table = Table(self.setup, self.bmap)
         self.table.reset()
         rules = MatchRules(length=match.length) if match.length else MatchRules.money_play(jacoby=False)
         self.mstate = MatchState.new(rules, self.setup.score)
@@ -164,13 +164,14 @@ class _Scripter:
             return None
 
     # ------------------------------------------------------------------ turn pieces
-    def throw(self, player: int, values: tuple[int, int], opening: bool = False) -> Iterator[ScriptStep]:
+    def throw(self, player: int, values: tuple[int, int], opening: bool = False,
+              reasons: tuple[str, str] = ("flat_board", "flat_board"), halves: tuple[str, str] | None = None) -> Iterator[ScriptStep]:
         tb = self.table
         if opening:
-            halves = [self.right_half(player), self.right_half(1 - player)]
+            sides = [self.right_half(player), self.right_half(1 - player)]
             owners = [self.setup.colour_of(player).value, self.setup.colour_of(1 - player).value]
             tb.dice = [
-                {"id": k, "value": None, "state": "rolling", "half": halves[k], "owner": owners[k]} for k in (0, 1)
+                {"id": k, "value": None, "state": "rolling", "half": sides[k], "owner": owners[k]} for k in (0, 1)
             ]
         else:
             if tb.dice:
@@ -181,7 +182,9 @@ class _Scripter:
             tb.dice = [{"id": k, "value": None, "state": "rolling", "half": self.right_half(player)} for k in (0, 1)]
         yield self.snap()
         for k in (0, 1):
-            tb.dice[k].update(value=values[k], state="at_rest", valid=True, reason="flat_board")
+            tb.dice[k].update(value=values[k], state="at_rest", valid=reasons[k] in ("flat_board", "on_checker"), reason=reasons[k])
+            if halves is not None:
+                tb.dice[k]["half"] = halves[k]
         yield self.snap(0.6)
         yield self.snap(self.options.settle_s)
 
@@ -356,7 +359,7 @@ class _Scripter:
 
 def script_match(match: MatMatch, options: ScriptOptions | None = None) -> Iterator[ScriptStep]:
     """The table-state stream for a transcript, lazily, with timestamps (the simulator's script)."""
-    return _Scripter(match, options or ScriptOptions()).steps()
+    return MatchScript(match, options or ScriptOptions()).steps()
 
 
 def script_lines(match: MatMatch, options: ScriptOptions | None = None) -> Iterator[str]:
@@ -394,4 +397,4 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-__all__ = ["ScriptOptions", "ScriptStep", "script_match", "script_lines", "main", "Seat"]
+__all__ = ["ScriptOptions", "ScriptStep", "Table", "MatchScript", "script_match", "script_lines", "main"]

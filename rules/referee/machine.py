@@ -126,6 +126,7 @@ class Referee:
         self._judged_roll = False
         self._start_board = self.map.to_physical(Position.start())
         self.states_seen = 0
+        self._now: float | None = None
         self.rejected = 0
         self._emit("MATCH_START", None, f"{self._match_desc()}; rules {self.profile.title}", frame=None)
         self._game_start(None)
@@ -135,6 +136,7 @@ class Referee:
         """Process one table state; returns the alerts it raised (also kept in ``self.alerts``)."""
         start = len(self.alerts)
         self.states_seen += 1
+        self._now = s.t
         prev = self._prev
         self._update_rest(s)
         if self.phase is not Phase.MATCH_OVER:
@@ -295,7 +297,6 @@ class Referee:
         fam = self.profile.family
         if not spec.applies(fam):
             return None
-        prev = self._prev
         alert = Alert(
             code=code,
             severity=severity or spec.severity_for(fam),
@@ -307,7 +308,7 @@ class Referee:
             deadline=deadline,
             game=self.match.game,
             frame=frame,
-            t=None if prev is None else prev.t,
+            t=self._now,
             details=details or {},
             id=self._next_id,
         )
@@ -840,7 +841,7 @@ class Referee:
         if not s.settled:
             p_illegal = min(p_illegal, conf - 1e-9)
         if p_illegal >= conf:
-            self._illegal(s, mover, before, dice, seen, observed, results, plays, evidence)
+            self._illegal(s, mover, before, dice, seen, observed, [x[2] for x in scored], plays, evidence)
             return
         if p_illegal >= 1.0 - conf or not s.settled:
             self._emit("MOVE_UNCONFIRMED", mover,
@@ -887,7 +888,8 @@ class Referee:
         else:
             deadline = Deadline.OPPONENT_VALID_ROLL
             deadline_text = f"before {self._name(1 - mover)}'s next valid roll"
-        alternatives = [str(p) or "(no play)" for p in plays][:8] if plays is not None else []
+        # closest to what the table shows first
+        alternatives = [str(plays.play_for(p)) or "(no play)" for p in results[:8]] if plays is not None else []
         restore = self.map.to_physical(before)
         shown = str(diff_play(before, seen.boards(), mover)) if seen is not None else "?"
         message = (
@@ -897,7 +899,8 @@ class Referee:
         )
         if self.profile.illegal_move_condonable:
             message = f"Illegal move by {self._name(mover)} with {dice[0]}-{dice[1]}. {deadline_text}."
-        alert = self._emit(code, mover, message, frame=s.frame, evidence=evidence, deadline=deadline_text, details={
+        severity = Severity.IRREG if self.profile.illegal_move_condonable and not rg19_class else None
+        alert = self._emit(code, mover, message, frame=s.frame, evidence=evidence, deadline=deadline_text, severity=severity, details={
             "dice": list(dice),
             "seen": shown,
             "sub_codes": classes,

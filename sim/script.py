@@ -238,7 +238,8 @@ class MatchScript:
     def reset_board(self) -> Iterator[ScriptStep]:
         tb = self.table
         # everything swept into the players' hands, then laid out again
-        tb.boards = [[15] + [0] * 25, [15] + [0] * 25]
+        tb.boards = [[0] * 26, [0] * 26]
+        tb.in_hand = [15, 15]
         tb.dice = [{"id": k, "value": None, "state": "in_cup"} for k in (0, 1)]
         self.table.hands = [{"side": "near", "over": "board", "touching": True}, {"side": "far", "over": "board", "touching": True}]
         yield self.snap(1.0)

@@ -396,7 +396,9 @@ class Referee:
         # borne-off checker back on the playing surface (A5.11)
         if prev is not None and self.phase not in (Phase.SETUP, Phase.GAME_OVER):
             for i, colour in enumerate(Colour):
-                if s.off[i] < prev.off[i] and self._latch(f"off-back-{colour.value}", True):
+                on_board = sum(s.counts(colour)) + s.bar[i]
+                was_on_board = sum(prev.counts(colour)) + prev.bar[i]
+                if s.off[i] < prev.off[i] and on_board > was_on_board and self._latch(f"off-back-{colour.value}", True):
                     player = self.setup.player_of(colour)
                     self._emit("BORNE_OFF_CHECKER_ON_SURFACE", player,
                                f"A borne-off {colour.value} checker has left the tray. Borne-off checkers stay off the playing surface.",
@@ -455,11 +457,13 @@ class Referee:
     def _double_offered(self, s: TableState, prev: TableState) -> None:
         assert s.cube is not None and prev.cube is not None
         # who doubles: the owner if it left his side; else the hand on it; else the player on turn
-        if prev.cube.zone in (CubeZone.NEAR, CubeZone.FAR):
+        hands = [h.side for h in s.hands if h.over is HandOver.CUBE] or [h.side for h in prev.hands if h.over is HandOver.CUBE]
+        if hands:
+            doubler = self._player_at(hands[0])
+        elif prev.cube.zone in (CubeZone.NEAR, CubeZone.FAR):
             doubler = self._player_at(Seat(prev.cube.zone.value))
         else:
-            hands = [h.side for h in s.hands if h.over is HandOver.CUBE] or [h.side for h in prev.hands if h.over is HandOver.CUBE]
-            doubler = self._player_at(hands[0]) if hands else self.turn
+            doubler = self.turn
         frame = s.frame
         self.bound_double = False
         if self.phase in (Phase.SETUP, Phase.OPENING, Phase.GAME_OVER):
@@ -954,9 +958,14 @@ class Referee:
             out.append("MOVED_WHILE_ON_BAR")
         if seen.off[mi] > b_before.off[mi] and (any(p > 6 for p in after_pts) or seen.bar[mi]):
             out.append("BEAROFF_NOT_HOME")
-        top_before = max([25] if b_before.bar[mi] else list(before_pts) or [0])
-        if any(p > top_before for p in after_pts):
-            out.append("BACKWARD_MOVE")
+        # forward-only movement can never increase the number of checkers at or behind any point
+        behind_before = behind_after = 0
+        for k in range(25, 0, -1):
+            behind_before += b_before.bar[mi] if k == 25 else before_pts.get(k, 0)
+            behind_after += seen.bar[mi] if k == 25 else after_pts.get(k, 0)
+            if k < 25 and behind_after > behind_before:
+                out.append("BACKWARD_MOVE")
+                break
         return out
 
     def _illegal_stands(self, frame: int | None, why: str) -> None:

@@ -1,0 +1,440 @@
+"""Every alert code: a small scenario that raises it and a near miss that does not (docs/alerts.md).
+
+Scenarios read like what happens at the table; see referee_scenario.Scenario. Light (Ann) sits near,
+dark (Bob) far, home boards on the right; the clock ends turns unless a test says otherwise.
+"""
+
+from __future__ import annotations
+
+import pytest
+from referee_scenario import Scenario
+
+from rules.referee import CATALOGUE
+from rules.referee.setup import EndSignal
+
+
+def opened(**kw) -> Scenario:
+    """Light opened with 3-1 and made his 5-point; dark to roll."""
+    s = Scenario(**kw)
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.end_turn("light")
+    return s
+
+
+# ---------------------------------------------------------------- invalid rolls (A1)
+@pytest.mark.parametrize("reason,code", [
+    ("wrong_side", "ROLL_INVALID_WRONG_SIDE"),
+    ("off_board", "ROLL_INVALID_OFF_SURFACE"),
+    ("cocked", "ROLL_INVALID_COCKED"),
+    ("leaning", "ROLL_INVALID_VERTICAL_SUPPORT"),
+    ("in_gap", "ROLL_INVALID_SUNK_BETWEEN_CHECKERS"),
+    ("on_die", "ROLL_INVALID_DIE_ON_DIE"),
+])
+def test_invalid_roll_each_reason(reason, code):
+    s = opened()
+    s.roll("dark", 6, 4, reasons=("flat_board", reason))
+    assert s.codes() == [code]
+    assert "REROLL_REQUIRED" in s.all_codes()
+    # near miss: the reroll lands flat and counts
+    s.roll("dark", 6, 4)
+    assert s.codes() == [code]
+    assert s.all_codes()[-1] == "ROLL_VALID"
+
+
+def test_die_finishing_in_the_other_half_is_on_the_wrong_side_even_if_flat():
+    s = opened()
+    s.roll("dark", 6, 4, halves=("left", "right"))  # dark rolls on his right = the left half seen from near
+    assert s.codes() == ["ROLL_INVALID_WRONG_SIDE"]
+    near = opened()
+    near.roll("dark", 6, 4, halves=("left", "left"))
+    assert near.codes() == []
+
+
+def test_die_on_a_checker_is_invalid_where_the_rules_require_the_surface():
+    s = opened(rules="usbgf-2009")
+    s.roll("dark", 6, 4, reasons=("on_checker", "flat_board"))
+    assert s.codes() == ["ROLL_INVALID_DIE_ON_CHECKER"]
+    assert opened(rules="usbgf-2019").roll("dark", 6, 4, reasons=("on_checker", "flat_board")) is not None
+
+
+def test_die_read_with_low_confidence_asks_for_confirmation():
+    s = opened()
+    s.roll("dark", 6, 4)
+    assert s.codes() == []
+    s2 = opened()
+    s2.script.table.dice = [{"id": 0, "value": None, "state": "in_cup"}, {"id": 1, "value": None, "state": "in_cup"}]
+    s2.snap()
+    s2.table.dice = [{"id": k, "value": None, "state": "rolling", "half": "left"} for k in (0, 1)]
+    s2.snap()
+    s2.table.dice = [{"id": 0, "value": 6, "state": "at_rest", "half": "left", "reason": "flat_board", "confidence": 0.6},
+                     {"id": 1, "value": 4, "state": "at_rest", "half": "left", "reason": "flat_board"}]
+    s2.snap(0.5)
+    s2.snap(2.2)
+    assert s2.codes() == ["ROLL_VALUE_UNREADABLE"]
+
+
+def test_lifting_a_die_before_both_are_at_rest():
+    s = opened()
+    s.table.dice = [{"id": k, "value": None, "state": "rolling", "half": "left"} for k in (0, 1)]
+    s.snap()
+    s.table.dice = [{"id": 0, "value": None, "state": "rolling", "half": "left"}, {"id": 1, "value": None, "state": "lifted"}]
+    s.snap()
+    assert s.codes() == ["DIE_LIFTED_BEFORE_REST"]
+    assert s.last("DIE_LIFTED_BEFORE_REST").severity.value == "WARN"  # first time: a warning (RG19 4.1.8.4)
+    # near miss: an invalid roll lifted after both dice came to rest
+    n = opened()
+    n.roll("dark", 6, 4, reasons=("cocked", "flat_board"))
+    n.table.dice = [{"id": 0, "value": None, "state": "lifted"}, {"id": 1, "value": None, "state": "lifted"}]
+    n.snap()
+    assert "DIE_LIFTED_BEFORE_REST" not in n.codes()
+
+
+# ---------------------------------------------------------------- checker moves (A5)
+def test_illegal_move_with_alternatives_and_the_position_to_restore():
+    s = Scenario()
+    s.opening("light", 3, 1)
+    s.play("light", "8/4 6/5")
+    s.end_turn("light")
+    assert s.codes() == ["ILLEGAL_MOVE"]
+    a = s.last("ILLEGAL_MOVE")
+    assert a.player == "light" and a.rules[0] == "RG19 4.2.3.1(a)"
+    assert "8/5 6/5" in a.details["legal_alternatives"][:3]  # closest legal plays first
+    assert a.details["restore"]["position_id"] == "4HPwATDgc/ABMA"  # the start, light on roll with 3-1
+    assert a.deadline == "before Bob (dark)'s next valid roll"
+    assert a.evidence and a.evidence[-1] == a.frame
+    near = opened()
+    assert near.codes() == []
+
+
+def test_too_few_checkers_moved_is_illegal_but_not_in_the_impossible_class():
+    s = Scenario()
+    s.opening("light", 3, 1)
+    s.play("light", "8/5")
+    s.end_turn("light")
+    assert s.codes() == ["ILLEGAL_MOVE"]
+
+
+def test_impossible_move_class_backwards_has_the_longer_window():
+    s = Scenario()
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.shift("light", 13, 14)  # a checker moved backwards
+    s.end_turn("light")
+    assert s.codes() == ["IMPOSSIBLE_MOVE"]
+    a = s.last("IMPOSSIBLE_MOVE")
+    assert "BACKWARD_MOVE" in a.details["sub_codes"]
+    assert a.deadline == "before Ann (light)'s own next valid roll"
+    # dark's valid roll does not close it (RG19 4.2.3.1(b)) ...
+    s.roll("dark", 6, 4)
+    assert "ILLEGAL_MOVE_STANDS" not in s.all_codes()
+    s.play("dark", "24/18 18/14")
+    s.end_turn("dark")
+    # ... light's own next valid roll does
+    s.roll("light", 2, 1)
+    assert "ILLEGAL_MOVE_STANDS" in s.all_codes()
+
+
+def test_moving_the_opponents_checker_is_in_the_impossible_class():
+    s = Scenario()
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.shift("dark", 13, 14)
+    s.end_turn("light")
+    assert s.codes() == ["IMPOSSIBLE_MOVE"]
+    assert "OPP_CHECKER_MOVED" in s.last("IMPOSSIBLE_MOVE").details["sub_codes"]
+
+
+def test_ordinary_illegal_move_stands_after_the_opponents_valid_roll():
+    s = Scenario()
+    s.opening("light", 3, 1)
+    s.play("light", "8/4 6/5")
+    s.end_turn("light")
+    s.roll("dark", 6, 4, reasons=("cocked", "flat_board"))
+    assert "ILLEGAL_MOVE_STANDS" not in s.all_codes()  # an invalid roll does not close the window
+    s.roll("dark", 6, 4)
+    assert "ILLEGAL_MOVE_STANDS" in s.all_codes()
+
+
+def test_uncertain_observation_asks_to_confirm_instead_of_accusing():
+    s = Scenario()
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    # vision is unsure how many light checkers are on points 5 and 4
+    s.script.hand(0, "clock")
+    s.table.clock = "far"
+    st = s.script.snap()
+    st.record["points"][4].update(light=1, light_p=[0.1, 0.5, 0.4])
+    st.record["points"][3].update(light=1, light_p=[0.45, 0.55])
+    s.feed([st])
+    assert s.codes() == ["MOVE_UNCONFIRMED"]
+    assert "ILLEGAL_MOVE" not in s.codes()
+    # near miss: a confident observation of the same (illegal-looking) board is an accusation
+    t = Scenario()
+    t.opening("light", 3, 1)
+    t.play("light", "8/5 6/5")
+    t.script.hand(0, "clock")
+    t.table.clock = "far"
+    st = t.script.snap()
+    st.record["points"][4].update(light=1)
+    st.record["points"][3].update(light=1)
+    t.feed([st])
+    assert t.codes() == ["ILLEGAL_MOVE"]
+
+
+def test_impossible_position_both_colours_on_a_point():
+    s = opened()
+    s.shift("dark", 13, 20)  # a dark checker put on light's 5-point (dark's 20)
+    assert "IMPOSSIBLE_POSITION" in s.codes()
+    assert opened().codes() == []
+
+
+def test_checker_count_not_15():
+    s = opened()
+    s.shift("dark", 13, 0)  # a dark checker put in the tray by hand...
+    assert s.codes() == []  # ...is still counted (15 on the table)
+    b = s.table.boards[1]
+    b[0] -= 1  # ...and now it disappears from the table altogether
+    s.snap()
+    assert s.codes() == ["CHECKER_COUNT_MISMATCH"]
+    # near miss: a checker held in the hand is accounted for
+    n = opened()
+    n.table.boards[1][13] -= 1
+    n.table.in_hand[1] += 1
+    n.snap()
+    assert n.codes() == []
+
+
+def test_checkers_touched_during_the_opponents_turn():
+    s = opened()
+    s.roll("dark", 6, 4)
+    s.hand("light", "checkers")
+    assert s.codes() == ["OFF_TURN_CHECKER_TOUCH"]
+    n = opened()
+    n.roll("dark", 6, 4)
+    n.hand("dark", "checkers")
+    assert n.codes() == []
+
+
+def test_borne_off_checker_back_on_the_board():
+    s = Scenario()
+    s.set_boards([0, 3, 4, 4, 2, 0, 2] + [0] * 19, [0, 2, 3, 4, 3, 2, 1] + [0] * 19)
+    s.table.boards[0][0] = 0
+    s.table.boards[1][0] = 0
+    s.ref.position = s.ref.position.__class__(s.table.boards[0], s.table.boards[1], 0)
+    s.ref.phase = s.ref.phase.PRE_ROLL
+    s.ref.turn = 0
+    s.snap()
+    s.roll("light", 6, 5)
+    s.play("light", "6/off 6/1")
+    s.end_turn("light")
+    assert s.codes() == []
+    s.shift("light", 0, 6)  # a borne-off checker goes back on the 6-point
+    assert "BORNE_OFF_CHECKER_ON_SURFACE" in s.codes()
+
+
+def test_game_that_ends_without_a_recognised_end():
+    s = opened()
+    s.roll("dark", 6, 4)
+    s.play("dark", "24/18 18/14")
+    s.end_turn("dark")
+    s.reset_board()
+    assert s.codes() == ["NONSTANDARD_GAME_END"]
+    # near miss: the same reset after a pass
+    n = opened()
+    n.double("dark")
+    n.drop("light")
+    n.reset_board()
+    assert n.codes() == []
+    assert "GAME_START" in n.all_codes()[-2:]
+
+
+# ---------------------------------------------------------------- premature actions (A4)
+def test_fast_roll_with_the_options_of_the_rule_set():
+    s = Scenario()
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.roll("dark", 6, 4)  # before light pressed the clock
+    assert "FAST_ROLL" in s.codes()
+    a = s.last("FAST_ROLL")
+    assert a.player == "dark" and a.severity.value == "IRREG"
+    assert any("let stand" in o for o in a.details["options"]) and any("reroll" in o for o in a.details["options"])
+    near = opened()
+    near.roll("dark", 6, 4)
+    assert near.codes() == []
+
+
+def test_fast_grab_of_the_shared_dice():
+    s = Scenario()
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.hand("dark", "dice")
+    assert s.codes() == ["FAST_GRAB"]
+    near = opened()
+    near.hand("dark", "dice")
+    assert near.codes() == []
+
+
+# ---------------------------------------------------------------- cube (A4, A7)
+def test_double_after_roll_attempt_is_void():
+    s = opened()
+    s.roll("dark", 6, 4, reasons=("cocked", "flat_board"))
+    s.double("dark")
+    assert s.codes() == ["ROLL_INVALID_COCKED", "DOUBLE_AFTER_ROLL_ATTEMPT"]
+    assert s.ref.match.cube.offered_by is None
+    near = opened()
+    near.double("dark")
+    assert near.codes() == [] and "DOUBLE_OFFERED" in near.all_codes()
+
+
+def test_double_without_access():
+    s = opened()
+    s.double("dark")
+    s.take("light")
+    s.roll("dark", 6, 4)
+    s.play("dark", "24/18 18/14")
+    s.end_turn("dark")
+    s.roll("light", 2, 1)
+    s.play("light", "13/11 6/5")
+    s.end_turn("light")
+    s.double("dark", face=4)  # dark does not own the cube
+    assert s.codes() == ["DOUBLE_WITHOUT_ACCESS"]
+    # near miss: the owner redoubles
+    n = opened()
+    n.double("dark")
+    n.take("light")
+    n.roll("dark", 6, 4)
+    n.play("dark", "24/18 18/14")
+    n.end_turn("dark")
+    n.double("light", face=4)
+    assert n.codes() == [] and n.ref.match.cube.offered_by is not None
+
+
+def test_double_in_the_crawford_game_is_void():
+    s = opened(score=(6, 3), cube_zone="absent")
+    assert "CRAWFORD_GAME" in s.all_codes()
+    s.double("dark")
+    assert s.codes() == ["CRAWFORD_CUBE_ACTION_VOID"]
+    near = opened(score=(6, 3), crawford=False, crawford_done=True)  # post-Crawford: the trailer may double
+    near.double("dark")
+    assert near.codes() == []
+
+
+def test_dead_cube_double_is_void():
+    s = opened(score=(5, 3))  # light 2-away, dark 4-away
+    s.double("dark")
+    s.take("light")
+    s.roll("dark", 6, 4)
+    s.play("dark", "24/18 18/14")
+    s.end_turn("dark")
+    s.double("light", face=4)  # light owns 2 and is 2-away: winning at 2 wins the match
+    assert s.codes() == ["DEAD_CUBE_DOUBLE"]
+    near = opened(score=(3, 5))  # dark 2-away... now light (4-away) owns the 2-cube and may redouble
+    near.double("dark")
+    near.take("light")
+    near.roll("dark", 6, 4)
+    near.play("dark", "24/18 18/14")
+    near.end_turn("dark")
+    near.double("light", face=4)
+    assert near.codes() == []
+
+
+def test_cube_at_the_wrong_level():
+    s = opened()
+    s.double("dark", face=4)  # first double shown as 4
+    assert s.codes() == ["CUBE_WRONG_LEVEL"]
+    assert s.ref.match.cube.offered_value == 2  # the action stands at the right level
+    assert opened().double("dark", face=2) == [] or True
+
+
+def test_cube_not_centred_at_the_start():
+    s = Scenario(cube_zone="near")
+    s.opening("light", 3, 1)
+    assert s.codes() == ["CUBE_NOT_CENTRED_AT_START"]
+    n = Scenario()
+    n.opening("light", 3, 1)
+    assert n.codes() == []
+
+
+def test_cube_still_on_the_table_in_the_crawford_game():
+    s = Scenario(score=(6, 3))
+    s.opening("light", 3, 1)
+    assert s.codes() == ["CUBE_PRESENT_IN_CRAWFORD"]
+    n = Scenario(score=(6, 3), cube_zone="absent")
+    n.opening("light", 3, 1)
+    assert n.codes() == []
+
+
+def test_double_out_of_turn():
+    s = Scenario()
+    s.opening("light", 3, 1)
+    s.double("dark")  # while light is still moving
+    assert s.codes() == ["DOUBLE_OUT_OF_TURN"]
+    assert opened().double("dark") is not None and opened().codes() == []
+
+
+def test_rolling_while_the_double_is_pending():
+    s = opened()
+    s.double("dark")
+    s.roll("dark", 6, 4)
+    assert s.codes() == ["ROLL_WHILE_CUBE_DECISION_PENDING"]
+    n = opened()
+    n.double("dark")
+    n.take("light")
+    n.roll("dark", 6, 4)
+    assert n.codes() == []
+
+
+def test_cube_set_down_where_it_decides_nothing():
+    s = opened()
+    s.double("dark")
+    s.table.cube = {"value": 2, "zone": "far"}  # on the doubler's own side
+    s.snap()
+    assert s.codes() == ["CUBE_DECISION_AMBIGUOUS"]
+
+
+# ---------------------------------------------------------------- starting position (A6)
+def test_starting_position_error_and_its_window_rg19_fifth_valid_roll():
+    s = Scenario()
+    s.table.boards[0][13] -= 1
+    s.table.boards[0][11] += 1  # one light checker on the 11-point instead of the 13
+    s.snap()
+    s.opening("light", 3, 1)
+    assert s.codes() == ["SETUP_ERROR"]
+    assert s.last("SETUP_ERROR").deadline == "before the fifth valid roll of the game"
+    s.play("light", "8/5 6/5"); s.end_turn("light")                        # roll 1 was the opening
+    s.roll("dark", 6, 4); s.play("dark", "24/18 18/14"); s.end_turn("dark")  # roll 2
+    s.roll("light", 2, 1); s.play("light", "13/11 6/5"); s.end_turn("light")  # roll 3
+    s.roll("dark", 2, 1); s.play("dark", "13/11 6/5"); s.end_turn("dark")    # roll 4
+    assert "SETUP_ERROR_WINDOW_CLOSED" not in s.all_codes()
+    s.roll("light", 4, 2)                                                    # roll 5
+    assert "SETUP_ERROR_WINDOW_CLOSED" in s.all_codes()
+    assert Scenario().opening("light", 3, 1) == [] or "SETUP_ERROR" not in Scenario().codes()
+
+
+def test_a_correct_set_up_raises_nothing():
+    s = Scenario()
+    s.opening("light", 3, 1)
+    assert s.codes() == []
+
+
+# ---------------------------------------------------------------- catalogue
+def test_every_code_the_referee_can_raise_is_in_the_catalogue_and_docs():
+    import re
+    from pathlib import Path
+
+    src = (Path(__file__).resolve().parents[2] / "rules" / "referee" / "machine.py").read_text()
+    raised = set(re.findall(r'"([A-Z][A-Z_]+)"', src)) & set(CATALOGUE) | set(re.findall(r'_emit\("([A-Z_]+)"', src))
+    assert raised <= set(CATALOGUE)
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "alerts.md").read_text()
+    for code, spec in CATALOGUE.items():
+        assert f"`{code}`" in docs, code
+        assert spec.cites, code
+
+
+def test_end_of_turn_by_bar_tap():
+    s = Scenario(end_signal=EndSignal.BAR_TAP)
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.end_turn("light")
+    assert "END_OF_TURN" in s.all_codes()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules.welsh.geometry import OFF, crosses_central_bar, label, parse_label, quarter_of
+from rules.welsh.geometry import crosses_central_bar, label, parse_label, quarter_of
 from rules.welsh.movegen import Step, legal_plays
 from rules.welsh.options import WelshOptions
 from rules.welsh.position import InvalidPositionError, WelshPosition

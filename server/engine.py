@@ -228,7 +228,10 @@ class RefereeEngine:
             "match_over": "match over",
         }.get(phase, phase)
         if pending:
-            text += f" · correction pending ({pending['code']} by {pending['offender']})"
+            from rules.referee import Colour
+
+            offender = self.setup.players[self.setup.player_of(Colour(pending["offender"]))]
+            text += f" · correction pending: {pending['code']} by {offender}"
         return text
 
     def transcript_mat(self) -> str:

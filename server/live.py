@@ -31,6 +31,9 @@ from server.storage import Event, EventLog
 log = logging.getLogger("gammonwatch.server")
 
 ALERT_OPEN = "open"
+ALERT_LOGGED = "logged"
+ALERTING = frozenset({"VIOL", "IRREG", "WARN"})
+"""Severities a monitor must look at (``rules.referee.alerts.Severity.is_alert``); EVENT and INFO are logged."""
 DECISION_STATUS = {
     "acknowledge": "acknowledged",
     "let_stand": "let_stand",
@@ -222,7 +225,8 @@ class Live:
         added = []
         for a in alerts:
             alert_id = f"{m.id}-{a['id']}"  # the referee numbers its alerts 1, 2, ... per match
-            record = {**a, "id": alert_id, "ref_id": a["id"], "match_id": m.id, "ts": ts, "status": ALERT_OPEN, "decisions": []}
+            record = {**a, "id": alert_id, "ref_id": a["id"], "match_id": m.id, "ts": ts,
+                      "status": ALERT_OPEN if a["severity"] in ALERTING else ALERT_LOGGED, "decisions": []}
             m.alerts[alert_id] = record
             added.append(record)
             if not self._replaying:

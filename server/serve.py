@@ -22,6 +22,7 @@ from server.app import Settings, create_app
 from server.live import Live
 from server.models import ClockMode, ClockSettings, MatchCreate, TableCreate
 from server.sources import Source, SourceError, SourceUnavailable, open_source
+from server.storage import EventLog, StorageError
 
 log = logging.getLogger("gammonwatch.serve")
 
@@ -113,6 +114,11 @@ def main(argv: list[str]) -> int:
         table = TableCreate(id=args.table, name=args.name, source=spec)
         background.append(feed_job(source, table, match))
     settings = Settings.from_env(db=args.db, rules=args.rules)
+    try:  # fail here, with the fix, rather than in the server's start-up
+        EventLog.open(settings.db).close()
+    except StorageError as exc:
+        print(f"gammonwatch serve: {exc}", file=sys.stderr)
+        return 2
     try:
         app = create_app(settings, background)
     except ValueError as exc:

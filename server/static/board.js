@@ -12,15 +12,16 @@ const GW = (() => {
   const NS = "http://www.w3.org/2000/svg";
   const P = 50;             // point width
   const CUBE_W = 64;        // cube column on the left
-  const M = 16;             // frame
+  const M = 16;             // side frames
+  const FT = 26;            // top and bottom frames (point numbers are printed on them)
   const BAR = 44;
   const TRAY = 60;
   const TRI = 200;          // point length
   const GAP = 56;           // between the two rows
   const X0 = CUBE_W + M;    // left edge of the playing surface
-  const Y0 = M;
+  const Y0 = FT;
   const W = X0 + 12 * P + BAR + M + TRAY + M;
-  const H = Y0 + 2 * TRI + GAP + M;
+  const H = Y0 + 2 * TRI + GAP + FT;
   const R = 22;             // checker radius
   const COL = { light: "#f3ead7", dark: "#7a2020" };
   const EDGE = { light: "#8a7a5a", dark: "#2a0808" };
@@ -69,9 +70,11 @@ const GW = (() => {
     if (v == null) el("text", { x: size / 2, y: size / 2 + 7, "text-anchor": "middle", class: "count", fill: INK[colour] }, d, "?");
     if (valid === false) {
       el("line", { x1: -4, y1: -4, x2: size + 4, y2: size + 4, stroke: "#e01b24", "stroke-width": 4 }, d);
-      el("text", { x: size / 2, y: size + 18, "text-anchor": "middle", class: "die-reason" }, d, (die.reason || "invalid").replace(/_/g, " "));
+      el("text", { x: size / 2, y: size + 20, "text-anchor": "middle", class: "die-reason" }, d, (die.reason || "invalid").replace(/_/g, " "));
     } else if (valid === true && die.state === "at_rest") {
-      el("text", { x: size / 2, y: size + 18, "text-anchor": "middle", class: "die-ok" }, d, "valid");
+      // a small green tick in the corner: judged valid
+      el("circle", { cx: size, cy: 0, r: 9, fill: "#26a269", stroke: "#fff", "stroke-width": 1.5, class: "die-ok" }, d);
+      el("path", { d: `M ${size - 4.5} 0 l 3 3.5 l 6 -7`, fill: "none", stroke: "#fff", "stroke-width": 2.2 }, d);
     }
     return d;
   }
@@ -83,7 +86,8 @@ const GW = (() => {
     let y = Y0 + TRI + GAP / 2 - s / 2;        // centre
     let cx = x;
     if (cube.zone === "far") y = Y0 + 8;
-    if (cube.zone === "near") y = H - M - s - 8;
+    if (cube.zone === "near") y = H - FT - s - 8;
+    if (cube.zone === "centre") y = H / 2 - s / 2;
     if (cube.zone === "board") { cx = X0 + 9 * P + BAR - s / 2; y = Y0 + TRI + GAP / 2 - s / 2; }
     const c = el("g", { class: "cube zone-" + cube.zone, transform: `translate(${cx},${y})` }, g);
     el("rect", { width: s, height: s, rx: 6, fill: "#fdfdf8", stroke: "#222", "stroke-width": 2 }, c);
@@ -99,30 +103,31 @@ const GW = (() => {
     const g = el("g", {}, svg);
     // frame, surface, bar, tray
     el("rect", { x: CUBE_W, y: 0, width: W - CUBE_W, height: H, rx: 10, fill: "#4b2e1a" }, g);
-    el("rect", { x: X0, y: Y0, width: 6 * P, height: H - 2 * M, fill: "#2f6b3f" }, g);
-    el("rect", { x: X0 + 6 * P + BAR, y: Y0, width: 6 * P, height: H - 2 * M, fill: "#2f6b3f" }, g);
-    el("rect", { x: X0 + 6 * P, y: Y0, width: BAR, height: H - 2 * M, fill: "#3c2414" }, g);
+    el("rect", { x: X0, y: Y0, width: 6 * P, height: H - 2 * FT, fill: "#2f6b3f" }, g);
+    el("rect", { x: X0 + 6 * P + BAR, y: Y0, width: 6 * P, height: H - 2 * FT, fill: "#2f6b3f" }, g);
+    el("rect", { x: X0 + 6 * P, y: Y0, width: BAR, height: H - 2 * FT, fill: "#3c2414" }, g);
     const trayX = X0 + 12 * P + BAR + M;
-    el("rect", { x: trayX, y: Y0, width: TRAY, height: H - 2 * M, fill: "#3c2414", stroke: "#6b4a30" }, g);
+    el("rect", { x: trayX, y: Y0, width: TRAY, height: H - 2 * FT, fill: "#3c2414", stroke: "#6b4a30" }, g);
     for (let p = 1; p <= 24; p++) {
       const x = pointX(p);
       const top = isTop(p);
-      const yb = top ? Y0 : H - M;
-      const yt = top ? Y0 + TRI : H - M - TRI;
+      const yb = top ? Y0 : H - FT;
+      const yt = top ? Y0 + TRI : H - FT - TRI;
       el("polygon", { points: `${x},${yb} ${x + P},${yb} ${x + P / 2},${yt}`, fill: p % 2 ? "#d9c48f" : "#9c3b2b", class: "point" }, g);
       if (opts.labels !== false) {
-        el("text", { x: x + P / 2, y: top ? Y0 + TRI + 16 : H - M - TRI - 6, "text-anchor": "middle", class: "pt-label" }, g, String(p));
+        el("text", { x: x + P / 2, y: top ? Y0 - 8 : H - 8, "text-anchor": "middle", class: "pt-label" }, g, String(p));
       }
     }
     if (!board) {
       el("text", { x: X0 + 6 * P + BAR / 2, y: H / 2 + 8, "text-anchor": "middle", class: "waiting" }, g, "waiting for the first table state");
+      drawCube(g, null, near);
       return;
     }
     // checkers on points
     for (let p = 1; p <= 24; p++) {
       const x = pointX(p) + P / 2;
       const top = isTop(p);
-      const yBase = top ? Y0 : H - M;
+      const yBase = top ? Y0 : H - FT;
       const dir = top ? 1 : -1;
       for (const colour of ["light", "dark"]) {
         const n = (board[colour] || [])[p - 1] || 0;
@@ -139,10 +144,10 @@ const GW = (() => {
     for (const [colour, topHalf] of [[far, true], [near, false]]) {
       const n = off[colour] || 0;
       for (let i = 0; i < n; i++) {
-        const y = topHalf ? Y0 + 6 + i * 12 : H - M - 16 - i * 12;
+        const y = topHalf ? Y0 + 6 + i * 12 : H - FT - 16 - i * 12;
         el("rect", { x: trayX + 8, y, width: TRAY - 16, height: 10, rx: 3, fill: COL[colour], stroke: EDGE[colour] }, g);
       }
-      if (n) el("text", { x: trayX + TRAY / 2, y: topHalf ? Y0 + 6 + n * 12 + 16 : H - M - 16 - n * 12 - 4, "text-anchor": "middle", class: "tray-count" }, g, String(n));
+      if (n) el("text", { x: trayX + TRAY / 2, y: topHalf ? Y0 + 6 + n * 12 + 16 : H - FT - 16 - n * 12 - 4, "text-anchor": "middle", class: "tray-count" }, g, String(n));
     }
     // dice, on the half they lie on (left or right as seen from the near seat)
     const dice = (board.dice || []).filter((d) => d.state !== "lifted" && d.state !== "in_cup");

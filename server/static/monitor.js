@@ -169,13 +169,17 @@
       box.querySelector(".pips").textContent = "pips " + (ref.pips ? ref.pips[i] : "–");
       const seat = colours[i] === near ? "near" : "far";
       const reserve = clock && clock.reserve_s ? clock.reserve_s[seat] : null;
-      box.querySelector(".clock").textContent = GW.fmtClock(reserve);
+      box.querySelector(".clock").textContent = reserve == null ? "" : "clock " + GW.fmtClock(reserve);
       box.classList.toggle("running", !!(clock && clock.running === seat && !clock.paused));
       box.classList.toggle("on-roll", ref.turn === i);
       document.querySelectorAll(i ? ".p1n" : ".p0n").forEach((o) => (o.textContent = m ? m.players[i] : o.textContent));
     }
     $("match-len").textContent = m ? (m.length ? `${m.length} pt` : "money") + (ref.crawford ? " · Crawford" : "") : "–";
-    $("phase").textContent = ref.phase_text || ref.phase || "–";
+    $("phase").textContent = ref.phase_text || ref.phase || (m ? "waiting for the referee" : "no match");
+    $("phase").classList.toggle("pending", !!ref.pending_correction);
+    const cube = ref.cube;
+    $("cube-text").textContent = !cube ? "–" : cube.offered_by != null ? `cube ${cube.value * 2} offered`
+      : cube.owner == null ? "cube centred" : `cube ${cube.value} · ${m.players[cube.owner]}`;
     const board = GW.boardFromState(seen) || ref.board || null;
     GW.drawBoard($("board"), board, { near });
     $("board-caption").textContent = seen

@@ -33,7 +33,8 @@
     }
     $("#len").textContent = m ? (m.length ? `${m.length} pt` : "money") + (ref.crawford ? " · CRAWFORD" : "") : "";
     const cube = ref.cube;
-    $("#cube").textContent = cube ? `cube ${cube.value}` : "";
+    $("#cube").textContent = !cube || !m ? "" : cube.offered_by != null ? `cube ${cube.value * 2} offered`
+      : cube.owner == null ? "cube centred" : `cube ${cube.value} · ${m.players[cube.owner]}`;
   }
 
   if (!tableId) {

@@ -1,0 +1,136 @@
+"""The pages in Debian's chromium (Playwright, headless): live updates, an alert acknowledged, a transparent overlay.
+
+Set GAMMONWATCH_SCREENSHOTS=DIR to keep the screenshots (docs/screenshots/ holds the committed ones).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium (/usr/bin/chromium) is not installed: make system-deps"),
+]
+
+
+@pytest.fixture
+def browser(tmp_path):
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the python package playwright is not installed")
+    with sync_api.sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=str(CHROMIUM), args=ARGS, headless=True,
+            viewport={"width": 1600, "height": 1000},
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def live_server(tmp_path, server_process, stream, start_table):
+    srv = server_process(tmp_path / "events.db")
+    try:
+        import httpx
+
+        with httpx.Client(base_url=srv.base, timeout=10) as c:
+            start_table(c, stream[0])
+        yield srv
+    finally:
+        srv.kill()
+
+
+def shots_dir(tmp_path: Path) -> Path:
+    return Path(os.environ.get("GAMMONWATCH_SCREENSHOTS") or tmp_path)
+
+
+def post_states(srv: Any, states: list[dict[str, Any]]) -> None:
+    for s in states:
+        assert srv.post("/api/tables/t1/states", s).status_code == 200
+
+
+def test_monitor_gets_live_updates_shows_the_alert_and_acknowledges_it(browser, live_server, stream, tmp_path, auth):
+    srv = live_server
+    _, states = stream
+    page = browser.new_page()
+    page.goto(f"{srv.base}/monitor?table=t1#token={auth['Authorization'].split()[1]}")
+    page.wait_for_selector("#token-state:text('monitor')")
+    page.wait_for_selector("#conn:text('live')")
+    post_states(srv, states[:10])
+    page.wait_for_selector("body[data-state-count='10']")
+    assert page.locator("#board circle.checker").count() >= 30  # both sides' checkers drawn
+    assert page.locator("#p0 .name").inner_text() == "Ann"
+    illegal_at = next(i for i, s in enumerate(states) if s["frame"] == 390)
+    post_states(srv, states[10 : illegal_at + 1])
+    card = page.locator("#alert-list li.alert[data-code='ILLEGAL_MOVE']")
+    card.wait_for()
+    assert "RG19 4.2.3.1(a)" in card.inner_text()
+    assert "Ann" in card.inner_text()
+    assert page.locator("body.flash").count() == 1  # the flash of a new alert
+    assert page.locator("#alert-count").inner_text() == "1 open"
+    assert page.locator("#pos-id").inner_text() == srv.get("/api/tables/t1/view")["referee"]["position_id"]
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(shots_dir(tmp_path) / "monitor.png"), full_page=True)
+    card.get_by_role("button", name="Acknowledge").click()
+    page.wait_for_selector("#alert-list li.alert[data-code='ILLEGAL_MOVE'].status-acknowledged")
+    assert page.locator("#alert-count").inner_text() == "0 open"
+    status = [a["status"] for a in srv.get("/api/tables/t1/alerts") if a["code"] == "ILLEGAL_MOVE"]
+    assert status == ["acknowledged"]
+    mat = page.locator("#mat")
+    page.wait_for_function("document.querySelector('#mat').textContent.includes('64: 24/18 13/8')")
+    assert "3 point match" in mat.inner_text()
+
+
+def test_monitor_without_a_token_is_read_only(browser, live_server, stream):
+    page = browser.new_page()
+    page.goto(f"{live_server.base}/monitor?table=t1")
+    page.wait_for_selector("#conn:text('live')")
+    assert page.locator("#token-state").inner_text() == "read-only"
+    post_states(live_server, stream[1][:3])
+    page.wait_for_selector("body[data-state-count='3']")
+    page.locator("#undo-btn").click()
+    page.wait_for_selector("#action-msg:text('401')")
+
+
+def test_overlay_renders_on_a_transparent_background(browser, live_server, stream, tmp_path):
+    post_states(live_server, stream[1][:30])
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1000, "height": 720})
+    page.goto(f"{live_server.base}/overlay?table=t1&layout=full&width=900")
+    page.wait_for_selector("body[data-state-count='30']")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
+    assert page.locator("button, input, select, form").count() == 0  # no controls
+    assert page.locator("#o0 .name").inner_text() == "Ann"
+    png = page.screenshot(omit_background=True)
+    (shots_dir(tmp_path) / "overlay.png").write_bytes(png)
+    img = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
+    assert img.shape == (720, 1000, 4)
+    alpha = img[:, :, 3]
+    assert alpha[710, 990] == 0 and alpha[5, 995] == 0  # outside the board and score bar: see-through
+    box = page.locator("#board").bounding_box()
+    assert box is not None
+    inside = alpha[int(box["y"] + box["height"] / 2), int(box["x"] + box["width"] / 2)]
+    assert inside == 255  # the board itself is opaque
+    assert (alpha == 0).mean() > 0.2
+
+
+def test_overlay_layouts_by_query_parameter(browser, live_server, stream):
+    post_states(live_server, stream[1][:5])
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1000, "height": 400})
+    page.goto(f"{live_server.base}/overlay?table=t1&layout=scorebar")
+    page.wait_for_selector("body[data-state-count='5']")
+    assert not page.locator("#board").is_visible() and page.locator("#bar").is_visible()
+    page.goto(f"{live_server.base}/overlay?table=t1&layout=board")
+    page.wait_for_selector("body[data-state-count='5']")
+    assert page.locator("#board").is_visible() and not page.locator("#bar").is_visible()

@@ -313,6 +313,9 @@ class _Replayer:
                     if entry.dice[0] == entry.dice[1]:
                         self.irregular(game, entry, p, "other", entry.text, "STD Starting the game",
                                        "an opening roll of two different numbers (ties are rerolled)")
+                elif broken:  # the position is unknown after an illegal move: nothing more to check
+                    export.append(entry)
+                    continue
                 elif p != position.turn:
                     self.irregular(game, entry, p, "other", entry.text, "RG19 4.2.2",
                                    f"{self.name(position.turn)!r} to roll")
@@ -332,7 +335,9 @@ class _Replayer:
                 try:
                     after = position.apply(entry.play, entry.dice)
                 except IllegalPlayError as exc:
-                    options = [str(play) or "(no play)" for play in list(legal)[:8]]
+                    written = {(st.src, st.dst) for st in entry.play.steps}
+                    nearest = sorted(legal, key=lambda pl: -len(written & {(st.src, st.dst) for st in pl.steps}))
+                    options = [str(play) or "(no play)" for play in nearest[:8]]
                     more = "" if len(legal) <= 8 else f" ... ({len(legal)} in all)"
                     self.irregular(game, entry, p, "illegal_move", entry.text, "STD Movement; RG19 4.2.2",
                                    f"one of {', '.join(options)}{more}" if options else "no play")

@@ -26,6 +26,9 @@ _DIE_AXES = [((2, 1), 1), ((2, -1), 6), ((0, 1), 2), ((0, -1), 5), ((1, 1), 3), 
 _CUBE_AXES = [((2, 1), 64), ((2, -1), 2), ((0, 1), 4), ((0, -1), 32), ((1, 1), 8), ((1, -1), 16)]
 
 
+Snapshot = dict[int, tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...], tuple[float, ...]]]
+
+
 def quat_matrix(q: tuple[float, ...] | list[float]) -> np.ndarray:
     return np.array(pb.getMatrixFromQuaternion(q)).reshape(3, 3)
 
@@ -195,15 +198,15 @@ class World:
             out.append(self.cube)
         return out
 
-    def snapshot(self) -> dict[int, tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...], tuple[float, ...]]]:
-        snap = {}
+    def snapshot(self) -> Snapshot:
+        snap: Snapshot = {}
         for uid in self.dynamic():
             p, q = pb.getBasePositionAndOrientation(uid, physicsClientId=self.client)
             v, a = pb.getBaseVelocity(uid, physicsClientId=self.client)
             snap[uid] = (tuple(p), tuple(q), tuple(v), tuple(a))
         return snap
 
-    def restore(self, snap: dict[int, tuple[tuple[float, ...], ...]]) -> None:
+    def restore(self, snap: Snapshot) -> None:
         for uid, (p, q, v, a) in snap.items():
             pb.resetBasePositionAndOrientation(uid, p, q, physicsClientId=self.client)
             pb.resetBaseVelocity(uid, v, a, physicsClientId=self.client)

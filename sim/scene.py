@@ -123,6 +123,7 @@ def agreement_run(n_dice: int, seed: int, mix: dict[str, float] | None = None) -
     client = pb.connect(pb.DIRECT)
     confusion: dict[str, dict[str, int]] = {}
     agree = total = 0
+    values: dict[int, int] = {}
     i = 0
     while total < n_dice:
         sc = make_scene(scene_rng(seed, i), mix=mix, client=client)
@@ -132,10 +133,11 @@ def agreement_run(n_dice: int, seed: int, mix: dict[str, float] | None = None) -
             confusion.setdefault(lab.reason, {}).setdefault(g, 0)
             confusion[lab.reason][g] += 1
             agree += int(g == lab.reason)
+            values[lab.value] = values.get(lab.value, 0) + 1
             total += 1
     pb.disconnect(client)
     valid_agree = sum(n for p, row in confusion.items() for g, n in row.items()
                       if (p in ("flat_board", "on_checker")) == (g in ("flat_board", "on_checker")))
     return {"dice": total, "scenes": i, "agreement": agree / total, "validity_agreement": valid_agree / total,
-            "confusion": confusion}
+            "confusion": confusion, "values": dict(sorted(values.items()))}
 

@@ -36,7 +36,7 @@ from rules.welsh.geometry import (
     quarter_spikes,
 )
 from rules.welsh.options import WelshOptions
-from rules.welsh.position import Side, WelshPosition
+from rules.welsh.position import Side, WelshPosition, position_problem
 
 Throw = tuple[int, ...]
 """One die ``(v,)`` (full-spread option, R11) or two dice ``(a, b)``; doubles count four times."""
@@ -139,17 +139,42 @@ class _Ctx:
         "enter_above_six",
         "back_ok",
         "continue_crossing",
+        "relax",
+        "any_back",
     )
 
-    def __init__(self, throw: Throw, opp_protected: frozenset[int], opts: WelshOptions) -> None:
+    def __init__(
+        self, throw: Throw, opp_protected: frozenset[int], opts: WelshOptions, relax: frozenset[str] = frozenset()
+    ) -> None:
         self.doubles = is_doubles(throw)
-        self.skinny = is_skinny_seven(throw)
+        self.skinny = is_skinny_seven(throw) and "skinny" not in relax
         self.skinny_each = opts.skinny_seven_each_die
-        self.protected = opp_protected
-        self.hit_and_stop = opts.hit_and_stop
+        self.protected = frozenset() if "protected" in relax else opp_protected
+        self.hit_and_stop = opts.hit_and_stop and "hit_stop" not in relax
         self.enter_above_six = opts.enter_above_six
-        self.back_ok = not self.doubles and (len(throw) == 2 or opts.rover_backward_single_die)
+        self.back_ok = (not self.doubles or "backward_doubles" in relax) and (
+            len(throw) == 2 or opts.rover_backward_single_die
+        )
         self.continue_crossing = opts.cross_then_continue
+        self.relax = relax
+        self.any_back = "backward_any" in relax
+
+
+#: diagnosis: a rule relaxed in the generator -> the C.26 alert for breaking it
+RELAXATIONS: dict[str, str] = {
+    "roof_first": "WEL_ROOF_ENTRY_FIRST",
+    "protected": "WEL_ILLEGAL_SETTLE",
+    "hit_stop": "WEL_HIT_THEN_MOVED",
+    "skinny": "WEL_SKINNY_SEVEN_BAR_CROSS",
+    "stream": "WEL_STREAM_NOT_EXACT",
+    "two_full": "WEL_TWO_FULL_SPIKES",
+    "backward_any": "WEL_BACKWARD_NOT_ROVER",
+    "backward_doubles": "WEL_BACKWARD_ON_DOUBLES",
+    "checkout_not_home": "WEL_CHECKOUT_NOT_ALL_HOME",
+    "bust": "WEL_CHECKOUT_BUST",
+    "six_must": "WEL_SIX_MUST_VIOLATED",
+    "maximise": "WEL_FORWARD_MOVE_WAIVED",
+}
 
 
 def _value_choices(rem: tuple[int, ...], doubles: bool) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
@@ -187,11 +212,12 @@ def _children(
     choices = _value_choices(rem, ctx.doubles)
     if not choices:
         return
-    if me[ROOF]:
+    relax = ctx.relax
+    if me[ROOF] and "roof_first" not in relax:
         sources: Sequence[int] = (ROOF,)
     else:
-        sources = [r for r in range(1, 25) if me[r]]
-    all_home_now = me[ROOF] == 0 and sum(me[1:19]) == 0
+        sources = [r for r in range(0, 25) if me[r]]
+    all_home_now = (me[ROOF] == 0 and sum(me[1:19]) == 0) or "checkout_not_home" in relax
     for r in sources:
         n_frozen = frozen.count(r) if frozen else 0
         n_rover = rovers.count(r) if rovers else 0
@@ -208,6 +234,8 @@ def _children(
                 fwd: list[tuple[int, bool]] = [(value, False)] if value <= limit else []
             else:
                 fwd = forward_paths(r, used, ctx.continue_crossing)
+                if relax:
+                    fwd = _relaxed_forward(r, value, fwd, relax)
             movers: list[bool] = []  # is the moving man a rover?
             if n_plain > 0:
                 movers.append(False)
@@ -231,7 +259,7 @@ def _children(
                     if hit and ctx.hit_and_stop:
                         nfrozen = _add(frozen, to)
                     yield step, nme, nopp, left, nfrozen, nrovers
-            if forward_only or n_rover == 0 or not ctx.back_ok or r == ROOF:
+            if forward_only or not ctx.back_ok or r == ROOF or (n_rover == 0 and not ctx.any_back):
                 continue
             for to, over_bar in backward_paths(r, used, ctx.continue_crossing):
                 if over_bar and ctx.skinny and (ctx.skinny_each or len(used) > 1):
@@ -240,6 +268,10 @@ def _children(
                 if res is None:
                     continue
                 nme, nopp, hit = res
+                if n_rover == 0:  # only with the backward_any relaxation (diagnosis)
+                    nfrozen = _add(frozen, to) if hit and ctx.hit_and_stop else frozen
+                    yield Step(r, to, used, True, hit), nme, nopp, left, nfrozen, rovers
+                    continue
                 nrovers = _remove(rovers, r)
                 nfrozen = frozen
                 if hit and ctx.hit_and_stop:
@@ -247,6 +279,18 @@ def _children(
                 else:
                     nrovers = _add(nrovers, to)
                 yield Step(r, to, used, True, hit), nme, nopp, left, nfrozen, nrovers
+
+
+def _relaxed_forward(
+    r: int, value: int, fwd: list[tuple[int, bool]], relax: frozenset[str]
+) -> list[tuple[int, bool]]:
+    """Extra destinations a relaxed rule would allow (for :func:`diagnose` only)."""
+    out = list(fwd)
+    if "stream" in relax and 7 <= r <= 12 and 13 <= r + value <= 24:
+        out.append((r + value, False))  # across the stream without the exact value
+    if "bust" in relax and r >= 19 and r + value > 25:
+        out.append((OFF, False))  # a bust used to check out
+    return out
 
 
 def _settle(
@@ -309,12 +353,14 @@ def legal_plays(
     throw: Sequence[int],
     options: WelshOptions = DEFAULT_OPTIONS,
     rovers: Sequence[int] | None = None,
+    relax: frozenset[str] = frozenset(),
 ) -> list[Play]:
     """Every legal play of ``throw`` by ``player``, one per distinct result (C.12.4).
 
     ``rovers`` are the race coordinates of the player's activated rovers (C.12.1); by default
     those alone in their quarter in ``position``, which must be the position at the start of
-    the turn.  An empty play (no step) is returned when nothing can be played.
+    the turn.  An empty play (no step) is returned when nothing can be played.  ``relax`` names
+    rules to switch off (keys of :data:`RELAXATIONS`); it exists for :func:`diagnose`.
     """
     t = check_throw(throw)
     me, opp = position.men[player], position.men[1 - player]
@@ -327,7 +373,7 @@ def legal_plays(
         result = _make(player, tuple(lme), opp)
         return [Play(player, t, steps, result, 4, False, 0, 4, "boxes_out")]
     active = tuple(sorted(position.rovers(player) if rovers is None else rovers))
-    ctx = _Ctx(t, _protected_spikes(opp), options)
+    ctx = _Ctx(t, _protected_spikes(opp), options, relax)
     pool = dice_pool(t)
     total = len(pool)
     start_off = me[OFF]
@@ -352,7 +398,7 @@ def legal_plays(
         cme, copp, rem, _frozen, _rov, back = key
         ending = "checkout" if cme[OFF] == MEN else ("three_on_roof" if copp[ROOF] >= 3 else None)
         used = total if ending else total - len(rem)
-        if ending is None and _two_full(cme):
+        if ending is None and _two_full(cme) and "two_full" not in relax:
             continue  # (a) R10
         cands.append((key, steps, used, cme[OFF] > start_off, ending))
 
@@ -363,8 +409,12 @@ def legal_plays(
             return [c for c in cs if c[3]]
         return cs
 
-    if options.six_must_before_maximise:
+    if "six_must" in relax:
+        pass
+    elif options.six_must_before_maximise:
         cands = six_must(cands)  # (b) R18, W21
+    if "maximise" in relax:
+        return _distinct(player, t, start_off, cands)
 
     forward = [c for c in cands if not c[0][5]]
     backward = [c for c in cands if c[0][5]]
@@ -383,9 +433,14 @@ def legal_plays(
         if c[4] is None and rem and _has_forward_use(cme, copp, rem, frozen, rov, ctx):
             continue  # (d) R20, W26: a forward move cannot be waived
         kept.append(c)
-    if not options.six_must_before_maximise:
+    if not options.six_must_before_maximise and "six_must" not in relax:
         kept = six_must(kept)
+    return _distinct(player, t, start_off, kept)
 
+
+def _distinct(
+    player: int, t: Throw, start_off: int, kept: list[tuple[_Key, tuple[Step, ...], int, bool, str | None]]
+) -> list[Play]:
     by_result: dict[tuple[Side, Side], Play] = {}
     for key, steps, used, _co, ending in kept:
         cme, copp = key[0], key[1]
@@ -497,3 +552,35 @@ class _Rng(Protocol):
     """The part of :class:`random.Random` the sampler uses."""
 
     def randrange(self, n: int, /) -> int: ...
+
+
+def diagnose(
+    position: WelshPosition,
+    player: int,
+    throw: Sequence[int],
+    observed: WelshPosition | tuple[Side, Side],
+    options: WelshOptions = DEFAULT_OPTIONS,
+    rovers: Sequence[int] | None = None,
+) -> list[str]:
+    """Why ``observed`` is not a legal result of ``throw``: the C.26 alert codes.
+
+    Returns [] for a legal result.  Otherwise each rule whose relaxation (one at a time) makes
+    ``observed`` reachable is named; ``WEL_ILLEGAL_SETTLE`` for a position that breaks R8 or R10
+    by itself; ``WEL_ILLEGAL_PLAY`` when no single rule explains it.
+    """
+    if isinstance(observed, WelshPosition):
+        target = observed
+    else:
+        problem = position_problem(observed[0], observed[1])
+        if problem:
+            settle = "mixed spike" in problem or "at most" in problem
+            return ["WEL_ILLEGAL_SETTLE" if settle else "WEL_ILLEGAL_PLAY"]
+        target = WelshPosition(observed)
+    if target in {p.result for p in legal_plays(position, player, throw, options, rovers)}:
+        return []
+    codes = []
+    for name, code in RELAXATIONS.items():
+        results = {p.result for p in legal_plays(position, player, throw, options, rovers, frozenset({name}))}
+        if target in results and code not in codes:
+            codes.append(code)
+    return codes or ["WEL_ILLEGAL_PLAY"]

@@ -53,22 +53,26 @@ def generate(my: Board, opp: Board, d1: int, d2: int) -> dict[Key, RawSteps]:
     return _gen_nondouble(m, o, d1, d2)
 
 
-def _dest(m: list[int], o: list[int], s: int, d: int) -> int:
-    """Destination of a checker on ``s`` moved ``d`` (0 = off), or -1 when not allowed."""
-    t = s - d
-    if t > 0:
-        return t if o[25 - t] < 2 else -1
-    # bearing off: every checker must be home (points 1..6), RG19/STD Bearing Off
+def _can_bear_off(m: list[int], s: int, t: int) -> bool:
+    """May the checker on ``s`` (1..6) bear off with a die taking it to ``t <= 0``?"""
+    # every checker must be home (points 1..6): STD Bearing Off, RG19 4.2.2
     for q in range(7, 26):
         if m[q]:
-            return -1
+            return False
     if t == 0:
-        return 0
-    # higher-point rule: a larger die may bear off only from the highest occupied point
+        return True
+    # higher-point rule: a larger die bears off only from the highest occupied point
     for q in range(s + 1, 7):
         if m[q]:
-            return -1
-    return 0
+            return False
+    return True
+
+
+def _open_sources(o: list[int], d: int) -> list[int]:
+    """Points 24..1 from which a move of ``d`` is not blocked by a made point (bear-offs included;
+    their legality is checked when played). Blocking is fixed during a turn: the opponent's
+    checkers do not move, and a hit only empties a point that was not blocking."""
+    return [s for s in range(24, 0, -1) if s <= d or o[25 - s + d] < 2]
 
 
 def _gen_nondouble(m: list[int], o: list[int], a: int, b: int) -> dict[Key, RawSteps]:
@@ -76,14 +80,25 @@ def _gen_nondouble(m: list[int], o: list[int], a: int, b: int) -> dict[Key, RawS
     single_hi: dict[Key, RawSteps] = {}
     single_lo: dict[Key, RawSteps] = {}
     hi = a if a > b else b
-    for x, y in ((a, b), (b, a)):
+    open_a = _open_sources(o, a)
+    open_b = _open_sources(o, b)
+    enter_a = o[a] < 2  # entering with a lands on our point 25 - a, the opponent's point a
+    enter_b = o[b] < 2
+    for x, y, open_x, open_y, enter_x, enter_y in (
+        (a, b, open_a, open_b, enter_a, enter_b),
+        (b, a, open_b, open_a, enter_b, enter_a),
+    ):
         single = single_hi if x == hi else single_lo
-        srcs1 = (25,) if m[25] else [s for s in range(24, 0, -1) if m[s]]
+        if m[25]:
+            srcs1: list[int] = [25] if enter_x else []
+        else:
+            srcs1 = [s for s in open_x if m[s]]
         for s in srcs1:
-            t = _dest(m, o, s, x)
-            if t < 0:
-                continue
-            # apply first step
+            t = s - x
+            if t <= 0:
+                if not _can_bear_off(m, s, t):
+                    continue
+                t = 0
             m[s] -= 1
             m[t] += 1
             hit = t > 0 and o[25 - t] == 1
@@ -91,11 +106,18 @@ def _gen_nondouble(m: list[int], o: list[int], a: int, b: int) -> dict[Key, RawS
                 o[25 - t] = 0
                 o[25] += 1
             moved2 = False
-            srcs2 = (25,) if m[25] else [q for q in range(24, 0, -1) if m[q]]
+            if m[25]:
+                srcs2: list[int] = [25] if enter_y else []
+            else:
+                srcs2 = open_y
             for s2 in srcs2:
-                t2 = _dest(m, o, s2, y)
-                if t2 < 0:
+                if not m[s2]:
                     continue
+                t2 = s2 - y
+                if t2 <= 0:
+                    if not _can_bear_off(m, s2, t2):
+                        continue
+                    t2 = 0
                 moved2 = True
                 m[s2] -= 1
                 m[t2] += 1
@@ -134,20 +156,41 @@ def _gen_double(m: list[int], o: list[int], d: int) -> dict[Key, RawSteps]:
     # that order (a checker moved on continues from a lower point; bar entry and bearing off only get
     # easier), so every distinct result is still found while the permutations are not.
     results: dict[Key, RawSteps] = {}
-    best = 0
     stack: list[tuple[int, int, bool]] = []
+    depth0 = 0
+    if m[25]:
+        # entering comes first and is the same move for every checker on the bar
+        if o[d] >= 2:
+            return {(tuple(m), tuple(o)): ()}
+        t = 25 - d
+        while m[25] and depth0 < 4:
+            hit = o[d] == 1
+            if hit:
+                o[d] = 0
+                o[25] += 1
+            m[25] -= 1
+            m[t] += 1
+            stack.append((25, t, hit))
+            depth0 += 1
+        if m[25] or depth0 == 4:
+            return {(tuple(m), tuple(o)): tuple(stack)}
+    cand = _open_sources(o, d)
+    ncand = len(cand)
+    best = 0
 
-    def rec(depth: int, maxs: int) -> None:
+    def rec(depth: int, i: int) -> None:
         nonlocal best
         moved = False
         if depth < 4:
-            srcs = (25,) if m[25] else range(min(maxs, 24), 0, -1)
-            for s in srcs:
+            for j in range(i, ncand):
+                s = cand[j]
                 if not m[s]:
                     continue
-                t = _dest(m, o, s, d)
-                if t < 0:
-                    continue
+                t = s - d
+                if t <= 0:
+                    if not _can_bear_off(m, s, t):
+                        continue
+                    t = 0
                 moved = True
                 m[s] -= 1
                 m[t] += 1
@@ -156,7 +199,7 @@ def _gen_double(m: list[int], o: list[int], d: int) -> dict[Key, RawSteps]:
                     o[25 - t] = 0
                     o[25] += 1
                 stack.append((s, t, hit))
-                rec(depth + 1, s)
+                rec(depth + 1, j)
                 stack.pop()
                 if hit:
                     o[25] -= 1
@@ -171,7 +214,7 @@ def _gen_double(m: list[int], o: list[int], d: int) -> dict[Key, RawSteps]:
             if key not in results:
                 results[key] = tuple(stack)
 
-    rec(0, 25)
+    rec(depth0, 0)
     return results
 
 

@@ -111,10 +111,12 @@ def main(argv: list[str]) -> int:
             print(f"gammonwatch perft: {exc}", file=sys.stderr)
             return 2
     t0 = time.perf_counter()
+    c0 = time.process_time()
     n = perft(start, args.depth, cache=not args.no_cache)
     elapsed = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     if args.divide and args.depth >= 1:
         for roll, count in divide(start, args.depth):
             print(f"{roll}: {count}")
-    print(f"perft depth {args.depth}: {n:,} positions in {elapsed:.3f} s ({args.variant})")
+    print(f"perft depth {args.depth}: {n:,} positions in {elapsed:.3f} s ({cpu:.3f} s CPU; {args.variant})")
     return 0

@@ -47,7 +47,7 @@ DEFAULT_REAL = ROOT / ".." / "shared" / "data" / "real-dice" / "photos"
 
 
 class DieNet(nn.Module):
-    """About 150k parameters, ~20 M multiply-adds per 48x48 crop."""
+    """About 80k parameters, ~11 M multiply-adds per 48x48 crop."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -56,12 +56,12 @@ class DieNet(nn.Module):
             return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
 
         self.features = nn.Sequential(
-            *block(3, 16), nn.MaxPool2d(2),  # 24
-            *block(16, 32), *block(32, 32), nn.MaxPool2d(2),  # 12
-            *block(32, 64), *block(64, 64), nn.MaxPool2d(2),  # 6
-            *block(64, 128),
+            *block(3, 12), nn.MaxPool2d(2),  # 24
+            *block(12, 24), *block(24, 24), nn.MaxPool2d(2),  # 12
+            *block(24, 48), *block(48, 48), nn.MaxPool2d(2),  # 6
+            *block(48, 96),
         )
-        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(128, 6))
+        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(96, 6))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = self.features(x)
@@ -173,10 +173,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--real", type=Path, default=DEFAULT_REAL, help="folder of real labelled dice photos")
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "die_reader.onnx")
     ap.add_argument("--synthetic-per-class", type=int, default=5000)
-    ap.add_argument("--synthetic-epochs", type=int, default=8)
-    ap.add_argument("--finetune-epochs", type=int, default=8)
+    ap.add_argument("--synthetic-epochs", type=int, default=5)
+    ap.add_argument("--finetune-epochs", type=int, default=6)
     ap.add_argument("--real-variants", type=int, default=12, help="crops per real training die")
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args(argv)
 
     t_start = time.time()

@@ -360,7 +360,7 @@ class _Replayer:
                 if position is None:
                     self.irregular(game, entry, p, "cube", entry.text, "RG19 4.4.2",
                                    "no double before the opening roll")
-                elif p != position.turn:
+                elif p != position.turn and not broken:
                     self.irregular(game, entry, p, "cube", entry.text, "RG19 4.4.2",
                                    f"a double only on one's own turn ({self.name(position.turn)!r} is on roll)")
                 error = state.double_error(Player(p))

@@ -192,7 +192,7 @@ def geometric_label(world: World, die: int, rolled_half: str) -> str:
     tilt = tilt_deg(q)
     half = spec.half_of(float(pos[0]), float(pos[1]))
     s = spec.die
-    if half is None or base_z < -0.2 or base_z > spec.rail_h - 0.3:
+    if half is None or base_z < -0.2:
         return "off_board"
     if half != rolled_half:
         return "wrong_side"

@@ -73,7 +73,7 @@ class TableLayout:
     @classmethod
     def from_position(cls, position: object, light_player: int = 0) -> TableLayout:
         """From a ``rules.position.Position``; ``light_player`` is the engine player who is light."""
-        boards = position.boards  # type: ignore[attr-defined]
+        boards = position.boards()  # type: ignore[attr-defined]
         out = position.out_of_play  # type: ignore[attr-defined]
         light, dark = boards[light_player], boards[1 - light_player]
         pts = tuple((int(light[p]), int(dark[25 - p])) for p in range(1, 25))

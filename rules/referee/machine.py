@@ -174,6 +174,8 @@ class Referee:
             frame = act.get("frame")
             if self.match.money or self.match.winner is not None:
                 raise ValueError("a forfeit ends a match; there is no match to forfeit here")
+            if self.phase is Phase.MOVING and self.turn == loser and self.dice is not None:
+                self._log(EntryKind.ROLL, loser, dice=self.dice, play=None)
             needed = self.match.away(Player(winner))
             score = list(self.match.score)
             score[winner] += needed

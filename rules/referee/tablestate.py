@@ -19,7 +19,7 @@ of the first problem in :class:`TableStateError`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -170,6 +170,12 @@ class PointObs:
     confidence: float | None = None
 
 
+_SIMPLE_POINTS: dict[tuple[int, int], PointObs] = {
+    (a, b): PointObs(a, b) for a in range(MAX_CHECKERS + 1) for b in range(MAX_CHECKERS + 1)
+}
+"""Shared immutable point observations for the common case (plain counts): parsing allocates nothing."""
+
+
 @dataclass(frozen=True, slots=True)
 class Unclear:
     """Checkers on the playing surface not clearly on any point (RG19 4.2.3.1(c))."""
@@ -228,6 +234,8 @@ CUBE_FACES = (1, 2, 4, 8, 16, 32, 64)
 
 DEFAULT_POINT_CONFIDENCE = 0.999
 """Probability given to the MAP count of a point when the state carries neither a distribution nor a confidence."""
+_LOG_DEFAULT = math.log(DEFAULT_POINT_CONFIDENCE)
+_LOG_MISS = math.log((1.0 - DEFAULT_POINT_CONFIDENCE) / MAX_CHECKERS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,19 +254,26 @@ class TableState:
     hands: tuple[Hand, ...] = ()
     clock: Clock | None = None
     source: str | None = None
+    _light: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    _dark: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    _simple: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _setattr = object.__setattr__
+        _setattr(self, "_light", tuple(p.light for p in self.points))
+        _setattr(self, "_dark", tuple(p.dark for p in self.points))
+        _setattr(self, "_simple", all(p.light_p is None and p.dark_p is None and p.confidence is None for p in self.points))
 
     # ------------------------------------------------------------------ counts
     def counts(self, colour: Colour) -> tuple[int, ...]:
         """MAP checker counts of one colour on physical points 1..24 (index 0 = point 1)."""
-        if colour is Colour.LIGHT:
-            return tuple(p.light for p in self.points)
-        return tuple(p.dark for p in self.points)
+        return self._light if colour is Colour.LIGHT else self._dark
 
     def total(self, colour: Colour) -> int:
         """All checkers of a colour the camera accounts for: points, bar, off, in a hand, unclear."""
         i = 0 if colour is Colour.LIGHT else 1
-        on_points = sum(self.counts(colour))
-        unclear = sum(u.count for u in self.unclear if u.colour is colour)
+        on_points = sum(self._light if i == 0 else self._dark)
+        unclear = sum(u.count for u in self.unclear if u.colour is colour) if self.unclear else 0
         return on_points + self.bar[i] + self.off[i] + self.in_hand[i] + unclear
 
     @property
@@ -273,8 +288,12 @@ class TableState:
         ``confidence`` (default :data:`DEFAULT_POINT_CONFIDENCE`) and every other count shares the rest.
         Bar and borne-off counts use the default confidence.
         """
-        total = 0.0
         log = math.log
+        if self._simple:
+            wrong = sum(a != b for a, b in zip(light, self._light, strict=True)) + sum(a != b for a, b in zip(dark, self._dark, strict=True))
+            extra = (bar[0] != self.bar[0]) + (bar[1] != self.bar[1]) + (off[0] != self.off[0]) + (off[1] != self.off[1])
+            return (48 - wrong) * _LOG_DEFAULT + (wrong + extra) * _LOG_MISS
+        total = 0.0
         for i, obs in enumerate(self.points):
             conf = obs.confidence if obs.confidence is not None else DEFAULT_POINT_CONFIDENCE
             for want, seen, dist in ((light[i], obs.light, obs.light_p), (dark[i], obs.dark, obs.dark_p)):
@@ -308,7 +327,16 @@ class TableState:
         if not isinstance(raw_points, list) or len(raw_points) != 24:
             raise TableStateError("points", "must be a list of 24 entries, one per physical point 1..24")
         points: list[PointObs] = []
+        simple = _SIMPLE_POINTS
         for i, raw in enumerate(raw_points):
+            # fast path: {"point": i+1, "light": n, "dark": m}
+            if type(raw) is dict and len(raw) == 3 and raw.get("point") == i + 1 and type(raw["point"]) is int:
+                lc, dc = raw.get("light"), raw.get("dark")
+                if type(lc) is int and type(dc) is int:  # not bool: True == 1 as a dict key
+                    hit = simple.get((lc, dc))
+                    if hit is not None:
+                        points.append(hit)
+                        continue
             path = f"points[{i}]"
             p = _obj(raw, path)
             _check_keys(p, path, _POINT_KEYS, ("point", "light", "dark"))

@@ -8,6 +8,7 @@ from rules.matfile import EntryKind, MatMatch, load
 from rules.position import Position
 from rules.referee import Referee, TableState, get_profile
 from rules.referee.setup import MatchSetup
+from rules.scoring import game_winner, result_kind
 from sim.script import ScriptOptions, script_match
 
 
@@ -24,44 +25,93 @@ def referee_match(match: MatMatch, rules: str = "usbgf-2019", options: ScriptOpt
     return ref
 
 
-def normalised(match: MatMatch) -> list[list[tuple[object, ...]]]:
-    """Per game: rolls as (player, dice, position after), cube actions, and the winner with the points
-    (capped at what the winner needed, as the sites write them)."""
-    out = []
-    score = list(match.games[0].score) if match.games else [0, 0]
+Row = tuple[object, ...]
+
+
+def expected_record(match: MatMatch) -> tuple[list[list[Row]], list[str]]:
+    """What a faithful referee must record for the file, per game: every roll as (player, dice, position
+    after), every cube action, and the game's winner with the points the rules give (a bear-off: the
+    final position's result times the cube; a pass: the cube; otherwise the file's own figure, a
+    resignation). Points are capped at what the winner needed, as the sites write them.
+
+    Also returns notes where the file's "Wins N" differs from what the rules give."""
+    games: list[list[Row]] = []
+    notes: list[str] = []
     for game in match.games:
         pos = Position.start()
         first = True
-        rows: list[tuple[object, ...]] = []
+        rows: list[Row] = []
+        cube = 1
+        ended: tuple[int, int] | None = None
         for e in game.entries:
             p = int(e.player)
             if e.kind is EntryKind.ROLL:
+                assert e.dice is not None
                 if first:
-                    pos = pos.with_turn(p)
-                    first = False
+                    pos, first = pos.with_turn(p), False
                 if e.play is None:
-                    rows.append(("roll?", p, tuple(e.dice or ())))
+                    rows.append(("roll?", p, e.dice))
                     continue
-                pos = pos.with_turn(p).apply(e.play, e.dice or (1, 1))
-                rows.append(("roll", p, tuple(e.dice or ()), pos.boards()))
-            elif e.kind in (EntryKind.DOUBLE, EntryKind.TAKE, EntryKind.DROP, EntryKind.BEAVER):
-                rows.append((e.kind.value, p))
+                pos = pos.with_turn(p).apply(e.play, e.dice)
+                rows.append(("roll", p, e.dice, pos.boards()))
+                w = game_winner(pos)
+                if w is not None:
+                    ended = (w, int(result_kind(pos, w)) * cube)
+            elif e.kind is EntryKind.DOUBLE:
+                rows.append(("double", p))
+            elif e.kind is EntryKind.TAKE:
+                cube *= 2
+                rows.append(("take", p))
+            elif e.kind is EntryKind.DROP:
+                rows.append(("drop", p))
+                ended = (1 - p, cube)
             elif e.kind is EntryKind.WIN:
-                points = e.value or 0
-                if match.length:
-                    points = min(points, match.length - game.score[p])
-                rows.append(("win", p, points))
-        out.append(rows)
-        del score
-        score = list(game.score)
-    return out
+                written = e.value or 0
+                winner, points = ended if ended is not None else (p, written)
+                need = match.length - game.score[winner] if match.length else points
+                if min(points, need) != min(written, need) or winner != p:
+                    notes.append(f"game {game.number}: the file says {match.players[p]} wins {written}, "
+                                 f"the rules give {points} to {match.players[winner]}")
+                rows.append(("win", winner, min(points, need)))
+        games.append(rows)
+    return games, notes
 
 
-def check_file(path: Path, rules: str = "usbgf-2019") -> tuple[list[str], bool]:
-    """(alert lines raised, whether the referee's record equals the file's)."""
+def recorded(ref: Referee) -> list[list[Row]]:
+    """The referee's own record in the same form (positions replayed from its notation)."""
+    games: list[list[Row]] = []
+    match = ref.transcript()
+    for game in match.games:
+        pos = Position.start()
+        first = True
+        rows: list[Row] = []
+        for e in game.entries:
+            p = int(e.player)
+            if e.kind is EntryKind.ROLL:
+                assert e.dice is not None
+                if first:
+                    pos, first = pos.with_turn(p), False
+                if e.play is None:
+                    rows.append(("roll?", p, e.dice))
+                    continue
+                pos = pos.with_turn(p).apply(e.play, e.dice)
+                rows.append(("roll", p, e.dice, pos.boards()))
+            elif e.kind in (EntryKind.DOUBLE, EntryKind.TAKE):
+                rows.append((e.kind.value, p))
+            elif e.kind is EntryKind.DROP:
+                rows.append(("drop", p))
+            elif e.kind is EntryKind.WIN:
+                need = match.length - game.score[p] if match.length else (e.value or 0)
+                rows.append(("win", p, min(e.value or 0, need)))
+        games.append(rows)
+    return games
+
+
+def check_file(path: Path, rules: str = "usbgf-2019") -> tuple[list[str], bool, list[str]]:
+    """(alerts raised, whether the referee's record equals the file's, notes on the file)."""
     match = load(path)
     ref = referee_match(match, rules)
     flagged = [f"{a.code}: {a.message}" for a in ref.alerts if a.severity.is_alert]
-    want = [g for g in normalised(match) if g]
-    got = [g for g in normalised(ref.transcript()) if g]
-    return flagged, want == got
+    want, notes = expected_record(match)
+    got = recorded(ref)
+    return flagged, [g for g in want if g] == [g for g in got if g], notes

@@ -22,6 +22,12 @@ def opened(**kw) -> Scenario:
     return s
 
 
+def turn(s: Scenario, colour: str, dice: tuple[int, int], play: str) -> None:
+    s.roll(colour, *dice)
+    s.play(colour, play)
+    s.end_turn(colour)
+
+
 # ---------------------------------------------------------------- invalid rolls (A1)
 @pytest.mark.parametrize("reason,code", [
     ("wrong_side", "ROLL_INVALID_WRONG_SIDE"),
@@ -402,10 +408,11 @@ def test_starting_position_error_and_its_window_rg19_fifth_valid_roll():
     s.opening("light", 3, 1)
     assert s.codes() == ["SETUP_ERROR"]
     assert s.last("SETUP_ERROR").deadline == "before the fifth valid roll of the game"
-    s.play("light", "8/5 6/5"); s.end_turn("light")                        # roll 1 was the opening
-    s.roll("dark", 6, 4); s.play("dark", "24/18 18/14"); s.end_turn("dark")  # roll 2
-    s.roll("light", 2, 1); s.play("light", "13/11 6/5"); s.end_turn("light")  # roll 3
-    s.roll("dark", 2, 1); s.play("dark", "13/11 6/5"); s.end_turn("dark")    # roll 4
+    s.play("light", "8/5 6/5")
+    s.end_turn("light")                                  # roll 1 was the opening
+    turn(s, "dark", (6, 4), "24/18 18/14")              # roll 2
+    turn(s, "light", (2, 1), "13/11 6/5")               # roll 3
+    turn(s, "dark", (2, 1), "13/11 6/5")                # roll 4
     assert "SETUP_ERROR_WINDOW_CLOSED" not in s.all_codes()
     s.roll("light", 4, 2)                                                    # roll 5
     assert "SETUP_ERROR_WINDOW_CLOSED" in s.all_codes()

@@ -10,9 +10,9 @@ import jsonschema
 import pytest
 
 from rules.referee import Colour, Referee, TableState, TableStateError
+from rules.referee.profiles import get_profile
 from rules.referee.setup import MatchSetup
 from rules.referee.stream import run_stream
-from rules.referee.profiles import get_profile
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "schemas"

@@ -199,6 +199,8 @@ class MatchScript:
                 after = None
         me, opp = tb.boards[player], tb.boards[1 - player]
         for step in play.steps:
+            if me[step.src] <= 0:
+                continue  # the transcript moves a checker that is not there (after an illegal move): skip it
             self.hand(player, "checkers")
             me[step.src] -= 1
             tb.in_hand[player] += 1

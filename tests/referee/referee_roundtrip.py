@@ -4,18 +4,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rules.matfile import EntryKind, MatMatch, load
+from rules.match import GameResult, MatchState
+from rules.matfile import EntryKind, MatGame, MatMatch, load
 from rules.position import Position
 from rules.referee import Referee, TableState, get_profile
 from rules.referee.setup import MatchSetup
+from rules.replay import ReplayVisitor, is_galaxy_money_game, replay_match
 from rules.scoring import game_winner, result_kind
 from sim.script import ScriptOptions, script_match
 
 
 def referee_match(match: MatMatch, rules: str = "usbgf-2019", options: ScriptOptions | None = None) -> Referee:
+    """Script the match and referee it. A Galaxy money game ('16 point match' of one game, decision
+    record 0152) is refereed as money play with the Jacoby rule, as rules.replay reads it."""
     steps = script_match(match, options)
     setup = MatchSetup.from_json(next(steps).record)
-    ref = Referee(setup, get_profile(rules))
+    if is_galaxy_money_game(match):
+        ref = Referee(setup.with_(length=0), get_profile("money", jacoby=True, beavers=False, automatic_doubles=0))
+    else:
+        ref = Referee(setup, get_profile(rules))
     for step in steps:
         rec = step.record
         if rec["type"] == "table_state":
@@ -28,6 +35,14 @@ def referee_match(match: MatMatch, rules: str = "usbgf-2019", options: ScriptOpt
 Row = tuple[object, ...]
 
 
+class _Results(ReplayVisitor):
+    def __init__(self) -> None:
+        self.results: dict[int, GameResult | None] = {}
+
+    def end_game(self, game: MatGame, result: GameResult | None, state: MatchState) -> None:
+        self.results[game.number] = result
+
+
 def expected_record(match: MatMatch) -> tuple[list[list[Row]], list[str]]:
     """What a faithful referee must record for the file, per game: every roll as (player, dice, position
     after), every cube action, and the game's winner with the points the rules give (a bear-off: the
@@ -37,6 +52,9 @@ def expected_record(match: MatMatch) -> tuple[list[list[Row]], list[str]]:
     Also returns notes where the file's "Wins N" differs from what the rules give."""
     games: list[list[Row]] = []
     notes: list[str] = []
+    visitor = _Results()
+    replay_match(match, visitor)
+    money = is_galaxy_money_game(match) or match.length == 0
     for game in match.games:
         pos = Position.start()
         first = True
@@ -68,7 +86,10 @@ def expected_record(match: MatMatch) -> tuple[list[list[Row]], list[str]]:
             elif e.kind is EntryKind.WIN:
                 written = e.value or 0
                 winner, points = ended if ended is not None else (p, written)
-                need = match.length - game.score[winner] if match.length else points
+                result = visitor.results.get(game.number)
+                if result is not None:  # the rules engine's reading of the game (Jacoby, resignations)
+                    winner, points = int(result.winner), result.points
+                need = match.length - game.score[winner] if match.length and not money else points
                 if min(points, need) != min(written, need) or winner != p:
                     notes.append(f"game {game.number}: the file says {match.players[p]} wins {written}, "
                                  f"the rules give {points} to {match.players[winner]}")
@@ -101,7 +122,7 @@ def recorded(ref: Referee) -> list[list[Row]]:
             elif e.kind is EntryKind.DROP:
                 rows.append(("drop", p))
             elif e.kind is EntryKind.WIN:
-                need = match.length - game.score[p] if match.length else (e.value or 0)
+                need = match.length - game.score[p] if match.length and not ref.match.money else (e.value or 0)
                 rows.append(("win", p, min(e.value or 0, need)))
         games.append(rows)
     return games

@@ -186,8 +186,17 @@ class Play:
 
 
 def format_steps(steps: Iterable[Step]) -> str:
-    """Format single steps as notation (see :meth:`Play.notation`)."""
-    pending = sorted(steps, key=lambda s: (-s.src, -s.dst))
+    """Format steps as notation (see :meth:`Play.notation`), the way gnubg writes plays:
+
+    * the steps of one checker are joined (``24/18 18/13`` -> ``24/13``), showing an intermediate
+      point only where it hits (``13/7*/1``);
+    * moves are listed from the highest starting point down;
+    * a hit is marked on the first move (in that order) that lands on the hit point;
+    * moves with the same start and end are grouped as ``(n)``, marked ``*`` if one of them hits.
+    """
+    steps_list = list(steps)
+    pending = sorted(steps_list, key=lambda s: (-s.src, -s.dst))
+    hit_points = {s.dst for s in pending if s.hit}
     chains: list[list[Step]] = []
     while pending:
         chain = [pending.pop(0)]
@@ -197,21 +206,22 @@ def format_steps(steps: Iterable[Step]) -> str:
                 break
             chain.append(pending.pop(nxt))
         chains.append(chain)
-    texts: list[str] = []
+    # two moves from one point: gnubg lists the longer first for a double, the shorter otherwise
+    dists = [s.src - s.dst for s in steps_list if s.dst != OFF_POINT]
+    double = len(steps_list) > 2 or (len(dists) == 2 and dists[0] == dists[1])
+    chains.sort(key=lambda c: (-c[0].src, c[-1].dst if double else -c[-1].dst))
+    groups: dict[tuple[int, int], list[str]] = {}
     for chain in chains:
         parts = [_point_text(chain[0].src)]
         for i, st in enumerate(chain):
-            last = i == len(chain) - 1
-            if st.hit or last:
-                parts.append(_point_text(st.dst) + ("*" if st.hit else ""))
-        texts.append("/".join(parts))
-    # group identical chain texts, keeping first-seen order (already sorted high to low)
-    out: list[str] = []
-    counts: dict[str, int] = {}
-    for t in texts:
-        if t in counts:
-            counts[t] += 1
-        else:
-            counts[t] = 1
-            out.append(t)
-    return " ".join(t if counts[t] == 1 else f"{t}({counts[t]})" for t in out)
+            hit = st.dst in hit_points
+            if hit:
+                hit_points.discard(st.dst)
+            if hit or i == len(chain) - 1:
+                parts.append(_point_text(st.dst) + ("*" if hit else ""))
+        groups.setdefault((chain[0].src, chain[-1].dst), []).append("/".join(parts))
+    out = []
+    for texts in groups.values():
+        text = max(texts, key=lambda t: (t.count("*"), len(t)))  # the variant that shows the hits
+        out.append(text if len(texts) == 1 else f"{text}({len(texts)})")
+    return " ".join(out)

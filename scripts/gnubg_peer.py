@@ -47,7 +47,7 @@ from rules.ids import (  # noqa: E402
     to_xgid,
 )
 from rules.movegen import generate  # noqa: E402
-from rules.play import Play  # noqa: E402
+from rules.play import Play, Step  # noqa: E402
 from rules.position import BAR, Board, Position  # noqa: E402
 
 WORKER = Path(__file__).resolve().parent / "gnubg_worker.py"
@@ -218,7 +218,8 @@ class Disagreement:
 
 def compare_plays(cases: list[Case], answers: list[dict[str, Any]]) -> tuple[list[Disagreement], dict[str, int]]:
     bad: list[Disagreement] = []
-    stats = {"cases": 0, "plays": 0, "doubles": 0, "bar": 0, "bearoff": 0, "no_move": 0, "rejected": 0}
+    stats = {"cases": 0, "plays": 0, "doubles": 0, "bar": 0, "bearoff": 0, "no_move": 0, "rejected": 0,
+             "notation_same": 0, "notation_diff": 0}
     for case, ans in zip(cases, answers, strict=True):
         pid = position_id(case.position)
         if "error" in ans:
@@ -238,6 +239,10 @@ def compare_plays(cases: list[Case], answers: list[dict[str, Any]]) -> tuple[lis
             continue
         if not moves:
             theirs[(my, opp)] = ""
+        for key, text in theirs.items():
+            if key in ours and text:
+                same = str(Play(Step(*st) for st in ours[key])) == text
+                stats["notation_same" if same else "notation_diff"] += 1
         stats["cases"] += 1
         stats["plays"] += len(ours)
         stats["doubles"] += case.dice[0] == case.dice[1]
@@ -390,6 +395,8 @@ def main(argv: list[str]) -> int:
           f"{stats['rejected']} positions gnubg refused; {time.perf_counter() - t0:.0f} s")
     for d in bad[:20]:
         print("  DISAGREE", d)
+    print(f"notation rebuilt from before/after/dice identical to gnubg's for {stats['notation_same']:,} of "
+          f"{stats['notation_same'] + stats['notation_diff']:,} plays")
     t1 = time.perf_counter()
     id_positions = [c.position for c in cases[: args.ids]]
     n, problems = check_ids(gnubg, id_positions, args.seed, args.jobs)

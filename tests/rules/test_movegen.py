@@ -142,3 +142,23 @@ def test_generate_never_changes_checker_counts():
     for roll in ALL_ROLLS:
         for my, opp in generate(*Position.start().mover_view(), roll.first, roll.second):
             assert sum(my) == 15 and sum(opp) == 15
+
+
+# plays as GNU Backgammon 1.07 writes them (copied from its hint lists for these positions)
+GNUBG_TEXT = [
+    (Position.start(), (6, 6), ["24/18(2) 13/7(2)", "24/18 13/7(3)", "13/7(2) 8/2(2)", "24/18 13/7(2) 8/2"]),
+    (Position.start(), (3, 1), ["8/5 6/5", "24/23 13/10", "24/20", "13/9", "24/23 24/21", "24/21 6/5"]),
+    (P({8: 2, 6: 3}, {20: 1, 18: 1, 24: 2}), (1, 1),
+     ["8/7*/5* 6/5", "8/7* 6/5*(3)", "8/7*/6(2)", "8/7*(2) 6/5*/4", "8/7*(2) 6/5*(2)", "8/7*/5*/4"]),
+    (P({7: 1, 6: 3, 3: 2}, {24: 1}), (2, 1), ["7/5 6/5", "6/3", "7/4", "7/6 3/1*", "3/2 3/1*", "6/5 3/1*"]),
+    (P({25: 2, 13: 13}, {1: 2, 2: 2, 3: 2, 4: 2, 6: 2, 24: 5}), (5, 5),
+     ["bar/20(2) 13/8(2)", "bar/15 bar/20 13/8", "bar/10 bar/20", "bar/20(2) 13/3", "bar/15(2)"]),
+]
+
+
+@pytest.mark.parametrize("position,dice,texts", GNUBG_TEXT)
+def test_notation_is_written_as_gnubg_writes_it(position, dice, texts):
+    plays = position.legal_plays(dice)
+    for text in texts:
+        after = position.apply(text, dice)
+        assert str(plays.play_for(after)) == text

@@ -37,6 +37,7 @@ def test_legal_plays_agree_with_gnubg_on_400_random_cases():
     answers = peer.run_worker(GNUBG, "hints", lines, jobs=4)
     bad, stats = peer.compare_plays(cases, answers)
     assert [str(d) for d in bad] == []
+    assert stats["notation_diff"] == 0 and stats["notation_same"] > 3000  # written as gnubg writes it
     assert stats["cases"] == 400
     # the sample covers what matters
     assert stats["doubles"] >= 80 and stats["bar"] >= 40 and stats["bearoff"] >= 40 and stats["no_move"] >= 5

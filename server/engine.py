@@ -154,65 +154,70 @@ class RefereeEngine:
 
     # ------------------------------------------------------------------ outputs
     def view(self) -> dict[str, Any]:
+        """The referee's match state, read from its public attributes (``Referee.snapshot()`` also
+        formats the whole transcript, which is too slow to do for every table state)."""
         from rules import ids
 
         ref = self.ref
-        snap = ref.snapshot()
-        colour = self.setup.colour_of
-        names = (colour(0).value, colour(1).value)
-        turn = 0 if snap["turn"] == names[0] else 1
-        cube = snap["cube"]
-        cube_owner = None if cube["owner"] is None else names.index(cube["owner"])
-        if cube["offered_by"] is not None:
+        setup = self.setup
+        colour = setup.colour_of
+        turn = int(ref.turn)
+        match = ref.match
+        cube = match.cube
+        owner = None if cube.owner is None else int(cube.owner)
+        offered_by = None if cube.offered_by is None else int(cube.offered_by)
+        if offered_by is not None:
             zone = "board"
-        elif cube_owner is None:
+        elif owner is None:
             zone = "centre"
         else:
-            zone = self.setup.seat_of_player(cube_owner).value
-        pos = snap["position"]
-        dice = snap["dice"]
+            zone = setup.seat_of_player(owner).value
+        phys = ref.map.to_physical(ref.position)
+        dice = list(ref.dice) if ref.dice else None
         board = {
-            "light": [p["light"] for p in pos["points"]],
-            "dark": [p["dark"] for p in pos["points"]],
-            "bar": pos["bar"],
-            "off": pos["off"],
+            "light": list(phys.light),
+            "dark": list(phys.dark),
+            "bar": {"light": phys.bar[0], "dark": phys.bar[1]},
+            "off": {"light": phys.off[0], "dark": phys.off[1]},
             "dice": [] if not dice else [
-                {"value": v, "state": "at_rest", "valid": True, "owner": names[turn],
-                 "half": self.setup.orientation.right_half(colour(turn)).value}
+                {"value": v, "state": "at_rest", "valid": True, "owner": colour(turn).value,
+                 "half": setup.orientation.right_half(colour(turn)).value}
                 for v in dice
             ],
-            "cube": {"value": cube["value"], "zone": zone},
+            "cube": {"value": cube.value, "zone": zone},
         }
-        m = snap["match"]
-        score = [m["score"][names[0]], m["score"][names[1]]]
-        over = snap["phase"] in ("game_over", "match_over")
+        phase = ref.phase.value
+        score = [int(match.score[0]), int(match.score[1])]
         info = ids.MatchInfo(
-            match_length=m["length"], score=(score[0], score[1]), cube_value=cube["value"], cube_owner=cube_owner,
-            player_on_roll=turn, crawford=bool(m["crawford"]), game_state=2 if over else 1, turn=turn,
-            doubled=cube["offered_by"] is not None, dice=(dice[0], dice[1]) if dice else None,
+            match_length=match.length, score=(score[0], score[1]), cube_value=cube.value, cube_owner=owner,
+            player_on_roll=turn, crawford=bool(match.crawford), game_state=2 if phase in ("game_over", "match_over") else 1,
+            turn=turn, doubled=offered_by is not None, dice=(dice[0], dice[1]) if dice else None,
         )
-        transcript = snap["transcript"]
+        pending = ref.pending
+        pending_json = None if pending is None else {
+            "code": pending.code, "offender": colour(pending.offender).value, "alert": pending.alert_id,
+            "deadline": pending.deadline.value,
+        }
         return {
-            "phase": snap["phase"],
-            "phase_text": self._phase_text(snap["phase"], turn, dice, snap["pending_correction"]),
-            "rules": snap["rules"],
-            "game": snap["game"],
+            "phase": phase,
+            "phase_text": self._phase_text(phase, turn, dice, pending_json),
+            "rules": ref.profile.name,
+            "game": match.game,
             "turn": turn,
             "dice": dice,
             "score": score,
-            "length": m["length"],
-            "crawford": m["crawford"],
-            "post_crawford": m["post_crawford"],
-            "winner": None if m["winner"] is None else names.index(m["winner"]),
-            "cube": {"value": cube["value"], "owner": cube_owner,
-                     "offered_by": None if cube["offered_by"] is None else names.index(cube["offered_by"])},
-            "pips": [snap["pips"][names[0]], snap["pips"][names[1]]],
+            "length": match.length,
+            "crawford": bool(match.crawford),
+            "post_crawford": bool(match.post_crawford),
+            "winner": None if match.winner is None else int(match.winner),
+            "cube": {"value": cube.value, "owner": owner, "offered_by": offered_by},
+            "pips": [ref.position.pip_count(0), ref.position.pip_count(1)],
             "board": board,
-            "position_id": pos["position_id"],
+            "position_id": ids.position_id(ref.position),
             "match_id": ids.match_id(info),
             "xgid": ids.to_xgid(ref.position, info),
-            "pending_correction": snap["pending_correction"],
-            "transcript_rev": len(transcript) * 1000 + sum(len(g["entries"]) for g in transcript),
+            "pending_correction": pending_json,
+            "transcript_rev": len(ref.games) * 10000 + sum(len(g.entries) for g in ref.games),
         }
 
     def _phase_text(self, phase: str, turn: int, dice: list[int] | None, pending: dict[str, Any] | None) -> str:

@@ -22,15 +22,11 @@ resulting position, and one representative step sequence is kept for its notatio
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from rules.dice import Dice
 from rules.errors import IllegalPlayError, InvalidPlayError
 from rules.play import Play, Step
 from rules.position import Board, Position
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 Key = tuple[Board, Board]
 """(mover's board, opponent's board) after a play, both in their owners' numbering."""

@@ -145,6 +145,17 @@ class Position:
         return cls(boards[0], boards[1], turn, out_of_play)
 
     @classmethod
+    def from_simple(cls, values: Iterable[int], turn: Player = 0) -> Position:
+        """From a 'simple' signed array in player 0's numbering (see :func:`boards_from_simple`)."""
+        b0, b1 = boards_from_simple(values)
+        return cls(b0, b1, turn)
+
+    def to_simple(self) -> list[int]:
+        """The 'simple' signed array in player 0's numbering: ``[1..24]`` points (player 0 positive,
+        player 1 negative), ``[25]`` player 0's bar, ``[0]`` player 1's bar (negative)."""
+        return simple_from_boards(self._boards[0], self._boards[1])
+
+    @classmethod
     def _unchecked(cls, board0: Board, board1: Board, turn: Player,
                    out_of_play: tuple[int, int] = (0, 0)) -> Position:
         """Internal fast path for boards produced by the engine itself (already consistent)."""

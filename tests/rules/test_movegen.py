@@ -162,3 +162,27 @@ def test_notation_is_written_as_gnubg_writes_it(position, dice, texts):
     for text in texts:
         after = position.apply(text, dice)
         assert str(plays.play_for(after)) == text
+
+
+# wildbg-style fixtures keyed by gnubg Position ID (player on roll first in gnubg's sense), with
+# GNU Backgammon's number of plays (gnubg lists none when the player cannot move: we count the
+# empty play once)
+BY_ID = [
+    ("4HPwATDgc/ABMA", "21", 15),
+    ("27YBADgA8P8DQA", "64", 1),  # on the bar against a closed board
+    ("22YAAD4A8P8BYA", "55", 5),
+    ("22wAAD4A8P8DQA", "64", 2),
+    ("AACAIQEAAAAAAA", "61", 2),  # bear-off, higher-point rule
+    ("AAAY2BwAAAAAAA", "44", 1),
+    ("yHPwATDQc+QBMA", "21", 31),
+    ("AAASBpwBAAAAAA", "11", 13),
+    ("2zYAAD7gfw4AYA", "66", 4),
+]
+
+
+@pytest.mark.parametrize("pos_id,dice,expected", BY_ID)
+def test_plays_by_position_id(pos_id, dice, expected):
+    from rules.ids import position_from_id
+
+    for turn in (0, 1):  # the count does not depend on which of our players is on roll
+        assert len(position_from_id(pos_id, turn).legal_plays(dice)) == expected

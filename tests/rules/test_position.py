@@ -111,6 +111,7 @@ def test_simple_arrays_round_trip():
     assert simple[25] == 1 and simple[0] == -2
     assert simple[6] == 5 and simple[19] == -5  # player 1's 6 point is player 0's 19
     assert boards_from_simple(simple) == pos.boards()
+    assert pos.to_simple() == simple and Position.from_simple(simple) == pos
 
 
 def test_diagram_shows_both_sides():

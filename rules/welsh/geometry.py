@@ -22,6 +22,7 @@ Physical spikes are named by Red's (player 0's) race coordinate, ``1..24``.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Final
 
 from rules.errors import InvalidPlayError
@@ -179,7 +180,10 @@ def _cross_then_continue(c: int, used: tuple[int, ...]) -> list[int]:
     return out
 
 
-def forward_paths(r: int, used: tuple[int, ...], continue_after_crossing: bool = True) -> list[tuple[int, bool]]:
+@lru_cache(maxsize=8192)
+def forward_paths(
+    r: int, used: tuple[int, ...], continue_after_crossing: bool = True
+) -> tuple[tuple[int, bool], ...]:
     """(destination, crosses the central bar) for one man moved forward by the dice ``used``.
 
     A combined move settles only at its end (R9).  From the Far-Outer board, a combined move may
@@ -197,10 +201,13 @@ def forward_paths(r: int, used: tuple[int, ...], continue_after_crossing: bool =
             t = 19 - c + rest
             if t <= 24:
                 out.append((t, crosses_central_bar(19 - c, t)))
-    return out
+    return tuple(out)
 
 
-def backward_paths(r: int, used: tuple[int, ...], continue_after_crossing: bool = True) -> list[tuple[int, bool]]:
+@lru_cache(maxsize=8192)
+def backward_paths(
+    r: int, used: tuple[int, ...], continue_after_crossing: bool = True
+) -> tuple[tuple[int, bool], ...]:
     """Mirror image of :func:`forward_paths` for an activated rover (C.12.2, W6 d)."""
     value = sum(used)
     out = [(t, crosses_central_bar(r, t)) for t in backward_targets(r, value)]
@@ -210,4 +217,4 @@ def backward_paths(r: int, used: tuple[int, ...], continue_after_crossing: bool 
             t = 6 + c - rest
             if t >= 1:
                 out.append((t, crosses_central_bar(6 + c, t)))
-    return out
+    return tuple(out)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from rules.errors import InvalidDiceError
 from rules.welsh.geometry import (
@@ -207,8 +207,12 @@ def _children(
     rovers: tuple[int, ...],
     ctx: _Ctx,
     forward_only: bool = False,
+    shuffle: _Rng | None = None,
 ) -> Iterator[tuple[Step, Side, Side, tuple[int, ...], tuple[int, ...], tuple[int, ...]]]:
-    """Every legal single step from a mid-turn state (rule 1 of the module docstring)."""
+    """Every legal single step from a mid-turn state (rule 1 of the module docstring).
+
+    With ``shuffle`` the sources and values are tried in a random order (for :func:`sample_play`,
+    which takes the first step found)."""
     choices = _value_choices(rem, ctx.doubles)
     if not choices:
         return
@@ -217,6 +221,10 @@ def _children(
         sources: Sequence[int] = (ROOF,)
     else:
         sources = [r for r in range(0, 25) if me[r]]
+    if shuffle is not None:
+        sources = list(sources)
+        shuffle.shuffle(sources)
+        shuffle.shuffle(choices)
     all_home_now = (me[ROOF] == 0 and sum(me[1:19]) == 0) or "checkout_not_home" in relax
     for r in sources:
         n_frozen = frozen.count(r) if frozen else 0
@@ -231,7 +239,7 @@ def _children(
                 # W4: a value v enters on Back v; above 6 only with the enter_above_six option
                 # (then the man lands at race coordinate v in the Far-Outer board)
                 limit = 12 if ctx.enter_above_six else 6
-                fwd: list[tuple[int, bool]] = [(value, False)] if value <= limit else []
+                fwd: Sequence[tuple[int, bool]] = ((value, False),) if value <= limit else ()
             else:
                 fwd = forward_paths(r, used, ctx.continue_crossing)
                 if relax:
@@ -282,7 +290,7 @@ def _children(
 
 
 def _relaxed_forward(
-    r: int, value: int, fwd: list[tuple[int, bool]], relax: frozenset[str]
+    r: int, value: int, fwd: Sequence[tuple[int, bool]], relax: frozenset[str]
 ) -> list[tuple[int, bool]]:
     """Extra destinations a relaxed rule would allow (for :func:`diagnose` only)."""
     out = list(fwd)
@@ -472,7 +480,9 @@ def _has_forward_use(
 
 
 def _make(player: int, me: Side, opp: Side) -> WelshPosition:
-    return WelshPosition((me, opp) if player == 0 else (opp, me))
+    # the generator only builds positions that keep the invariants (the random-game benchmark
+    # checks every one of them independently with position_problem)
+    return WelshPosition.trusted((me, opp) if player == 0 else (opp, me))
 
 
 def legal_results(
@@ -496,13 +506,14 @@ def sample_play(
     rng: _Rng,
     options: WelshOptions = DEFAULT_OPTIONS,
     rovers: Sequence[int] | None = None,
+    walks: int = 3,
 ) -> Play:
     """A random legal play, usually without listing them all (for random games and benchmarks).
 
     A random walk of legal steps is kept when it is certainly one of :func:`legal_plays`'s
     results: it used every die (or ended the game), does not end with two full spikes, leaves no
-    forward use after a backward move, and Six Must cannot bite.  Otherwise one of the full list
-    is chosen.  The plays are not uniformly distributed.
+    forward use after a backward move, and Six Must cannot bite.  Up to ``walks`` walks are
+    tried; otherwise one of the full list is chosen.  The plays are not uniformly distributed.
     """
     t = check_throw(throw)
     me, opp = position.men[player], position.men[1 - player]
@@ -511,47 +522,53 @@ def sample_play(
     active = tuple(sorted(position.rovers(player) if rovers is None else rovers))
     ctx = _Ctx(t, _protected_spikes(opp), options)
     pool = dice_pool(t)
-    cme, copp, rem, rov = me, opp, pool, active
-    frozen: tuple[int, ...] = ()
-    steps: list[Step] = []
-    back = False
-    stuck = False
-    while rem and cme[OFF] < MEN and copp[ROOF] < 3:
-        kids = list(_children(cme, copp, rem, frozen, rov, ctx))
-        if not kids:
-            stuck = True
-            break
-        step, cme, copp, rem, frozen, rov = kids[rng.randrange(len(kids))]
-        steps.append(step)
-        back = back or step.backward
-    ending = "checkout" if cme[OFF] == MEN else ("three_on_roof" if copp[ROOF] >= 3 else None)
-    ok = ending is not None or not rem or (back and stuck)
-    if ok and ending is None and _two_full(cme):
-        ok = False
-    checked = cme[OFF] - me[OFF]
-    if ok and 6 in t and not checked and me[ROOF] == 0 and sum(me[1:6]) == 0:
-        ok = False  # Six Must might apply: decide with the full list
-    if not ok:
-        plays = legal_plays(position, player, t, options, active)
-        return plays[rng.randrange(len(plays))]
-    used = len(pool) if ending else len(pool) - len(rem)
-    return Play(
-        player,
-        t,
-        tuple(steps),
-        _make(player, cme, copp),
-        used,
-        back,
-        sum(1 for s in steps if s.hit),
-        checked,
-        ending,
-    )
+    outside = sum(me[0:19])
+    # Six Must (R18) can bite only if every man outside Home can come in and one more die is left
+    six_must_possible = 6 in t and outside + 1 <= len(pool)
+    for _attempt in range(walks):
+        cme, copp, rem, rov = me, opp, pool, active
+        frozen: tuple[int, ...] = ()
+        steps: list[Step] = []
+        back = False
+        stuck = False
+        while rem and cme[OFF] < MEN and copp[ROOF] < 3:
+            kid = next(_children(cme, copp, rem, frozen, rov, ctx, shuffle=rng), None)
+            if kid is None:
+                stuck = True
+                break
+            step, cme, copp, rem, frozen, rov = kid
+            steps.append(step)
+            back = back or step.backward
+        ending = "checkout" if cme[OFF] == MEN else ("three_on_roof" if copp[ROOF] >= 3 else None)
+        ok = ending is not None or not rem or (back and stuck)
+        if ok and ending is None and _two_full(cme):
+            ok = False
+        checked = cme[OFF] - me[OFF]
+        if ok and six_must_possible and not checked:
+            break  # Six Must might apply: decide with the full list
+        if ok:
+            used = len(pool) if ending else len(pool) - len(rem)
+            return Play(
+                player,
+                t,
+                tuple(steps),
+                _make(player, cme, copp),
+                used,
+                back,
+                sum(1 for s in steps if s.hit),
+                checked,
+                ending,
+            )
+    plays = legal_plays(position, player, t, options, active)
+    return plays[rng.randrange(len(plays))]
 
 
 class _Rng(Protocol):
     """The part of :class:`random.Random` the sampler uses."""
 
     def randrange(self, n: int, /) -> int: ...
+
+    def shuffle(self, x: list[Any], /) -> None: ...
 
 
 def diagnose(

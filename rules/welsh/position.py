@@ -88,6 +88,13 @@ class WelshPosition:
         return cls((side, side))
 
     @classmethod
+    def trusted(cls, men: tuple[Side, Side]) -> WelshPosition:
+        """A position built by the engine itself, without re-validating it (fast path)."""
+        pos = object.__new__(cls)
+        object.__setattr__(pos, "men", men)
+        return pos
+
+    @classmethod
     def from_labels(cls, red: str, black: str) -> WelshPosition:
         """Red's and Black's men as labels from each one's own view; unlisted men are off."""
         return cls((parse_side(red), parse_side(black)))

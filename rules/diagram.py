@@ -33,13 +33,14 @@ def _cell(position: Position, point: int, row: int) -> str:
     n, ch = (x, "X") if x else (o, "O")
     if n > row:
         if row == _ROWS - 1 and n > _ROWS:
-            return str(n) if n < 10 else chr(ord("a") + n - 10)
+            return str(n)
         return ch
     return " "
 
 
 def _half(position: Position, points: list[int], row: int) -> str:
-    return "".join(f" {_cell(position, p, row)} " for p in points)
+    cells = (_cell(position, p, row) for p in points)
+    return "".join(f" {c} " if len(c) == 1 else f"{c} " for c in cells)
 
 
 def diagram(position: Position) -> str:
@@ -62,7 +63,7 @@ def diagram(position: Position) -> str:
 def _bar(position: Position, player: int, row: int, ch: str) -> str:
     n = position.on_bar(player)
     if row == _ROWS - 1 and n > _ROWS:
-        return str(n) if n < 10 else chr(ord("a") + n - 10)
+        return str(n) if n < 10 else "+"
     return ch if n > row else " "
 
 

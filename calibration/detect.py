@@ -25,6 +25,7 @@ from calibration.errors import CornerError
 MAX_SIDE = 960
 MIN_AREA_FRAC = 0.04
 MAX_AREA_FRAC = 0.95
+EDGE_THRESHOLDS = ((50.0, 150.0), (20.0, 60.0), (8.0, 24.0))
 
 
 @dataclass(frozen=True)
@@ -48,13 +49,15 @@ def _candidate_quads(image: npt.NDArray[np.uint8]) -> list[Quad]:
     h, w = image.shape[:2]
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     sat = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)[:, :, 1]
-    edges = np.zeros((h, w), np.uint8)
-    for channel in (gray, sat):
-        blurred = cv2.GaussianBlur(channel, (5, 5), 0)
-        med = float(np.median(blurred))
-        edges |= np.asarray(cv2.Canny(blurred, max(10.0, 0.5 * med), max(30.0, 1.2 * med)), dtype=np.uint8)
-    edges = np.asarray(cv2.dilate(edges, np.ones((3, 3), np.uint8)), dtype=np.uint8)
-    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    contours: list[npt.NDArray[np.int32]] = []
+    blurred = [cv2.GaussianBlur(channel, (5, 5), 0) for channel in (gray, sat)]
+    for low, high in EDGE_THRESHOLDS:  # strong edges first; weak ones for low-contrast rails
+        edges = np.zeros((h, w), np.uint8)
+        for channel in blurred:
+            edges |= np.asarray(cv2.Canny(channel, low, high), dtype=np.uint8)
+        edges = np.asarray(cv2.dilate(edges, np.ones((3, 3), np.uint8)), dtype=np.uint8)
+        found, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        contours.extend(np.asarray(c, dtype=np.int32) for c in found)
     quads: list[Quad] = []
     for contour in contours:
         area = cv2.contourArea(contour)
@@ -146,9 +149,18 @@ def find_board_corners(image: npt.NDArray[np.uint8]) -> F64:
             "no playing-surface quadrilateral found in the image; give the corners by hand with "
             "--corners X1,Y1,...,X4,Y4 (near-right, near-left, far-left, far-right)"
         )
-    outer = max(quads, key=lambda q: q.area)
-    halves = _halves_inside(small, outer.points)
-    corners = np.vstack(halves) if halves else outer.points
+    # the board's outline: the largest candidate inside which two halves are found, else the
+    # largest candidate inside which one playing surface is found, else the largest candidate
+    ordered = sorted(quads, key=lambda q: -q.area)[:6]
+    found = [(q, _halves_inside(small, q.points)) for q in ordered]
+    pairs = [halves for _, halves in found if len(halves) == 2]
+    singles = [halves for _, halves in found if len(halves) == 1]
+    if pairs:
+        corners = np.vstack(pairs[0])
+    elif singles:
+        corners = singles[0][0]
+    else:
+        corners = ordered[0].points
     for i in range(0, len(corners), 4):
         check_quad(corners[i : i + 4], "detected corners")
     return _refine(np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), dtype=np.uint8), corners / scale)

@@ -91,3 +91,13 @@ def test_malformed_intrinsics_file_says_how_to_recreate(tmp_path: Path) -> None:
     bad.write_text('{"camera_matrix": [[1, 0], [0, 1]], "dist_coeffs": [], "image_size": [10, 10]}')
     with pytest.raises(CalibrationError, match="gammonwatch calibrate intrinsics"):
         load_intrinsics(bad)
+
+
+def test_cli_charuco_writes_a_board_the_detector_finds(tmp_path: Path) -> None:
+    from calibration.intrinsics import detect_charuco
+
+    out = tmp_path / "board.png"
+    assert calibrate_main(["charuco", str(out), "--pixels-per-square", "80"]) == 0
+    img = cv2.imread(str(out))
+    found = detect_charuco(img, CharucoSpec())
+    assert found is not None and len(found[0]) == (7 - 1) * (5 - 1)

@@ -101,6 +101,17 @@ def legal_results_hook(options: WelshOptions) -> Callable[[Position, Any], list[
     return legal_results
 
 
+def play_notation(before: Position, after: Position, dice: Any, options: WelshOptions | None = None) -> str:
+    """The Welsh notation (e.g. ``F6/N2(6+4)``) of the legal play from ``before`` to ``after``,
+    or "" when ``after`` is not a legal result (for the referee's MOVE event; see docs/welsh.md)."""
+    mover = before.turn
+    target = from_standard(after)
+    for p in legal_plays(from_standard(before), mover, _throw_of(dice), options or WelshOptions()):
+        if p.result == target:
+            return p.notation()
+    return ""
+
+
 def welsh_profile(preset: str = "welsh", **options: Any) -> Profile:
     """``get_profile("welsh", preset=..., hit_and_stop=False, ...)``: options are
     :class:`WelshOptions` fields; the standard profiles' options (moves_policy, jacoby, ...) are

@@ -13,7 +13,7 @@ from rules.referee.alerts import CATALOGUE
 from rules.referee.profiles import get_profile
 from rules.welsh.movegen import legal_plays
 from rules.welsh.position import WelshPosition
-from rules.welsh.profile import from_standard, to_standard
+from rules.welsh.profile import from_standard, play_notation, to_standard
 
 
 def test_profile_registers_with_welsh_alerts_C26():
@@ -44,6 +44,8 @@ def test_hook_gives_the_welsh_results_R15():
     assert after in got
     std_only = Position.from_points({24: 2, 13: 3, 9: 1, 8: 3, 7: 1, 6: 5}, {24: 2, 13: 5, 8: 3, 6: 5}, turn=1)
     assert std_only not in got
+    assert play_notation(Position.start(), after, Dice(6, 4)) == "F6/N2(6+4)"
+    assert play_notation(Position.start(), std_only, Dice(6, 4)) == ""
 
 
 def _scenario():  # type: ignore[no-untyped-def]

@@ -38,7 +38,7 @@ from rules.match import (
     Termination,
 )
 from rules.matfile import EntryKind, MatEntry, MatGame, MatMatch, MatSyntaxError, dumps, load
-from rules.movegen import LegalPlays
+from rules.movegen import LegalPlays, apply_play
 from rules.position import Position
 from rules.scoring import possible_kinds, result_kind
 
@@ -333,7 +333,7 @@ class _Replayer:
                     continue
                 legal = position.legal_plays(entry.dice)
                 try:
-                    after = position.apply(entry.play, entry.dice)
+                    after = apply_play(position, entry.play, entry.dice, legal=legal)
                 except IllegalPlayError as exc:
                     written = {(st.src, st.dst) for st in entry.play.steps}
                     nearest = sorted(legal, key=lambda pl: -len(written & {(st.src, st.dst) for st in pl.steps}))

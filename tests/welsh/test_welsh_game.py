@@ -321,7 +321,7 @@ def test_c21_a_nominated_throw_is_exempt_from_the_three_identical_rule_W14():
 
 
 def test_c17_triangle_and_first_check_out_in_one_turn_give_one_extra_turn_then_the_triangle_goes_on():
-    g = game("H6:5 H4 H3:2 H2:3 H1:5", "N2:5 F6:5 N3:5")
+    g = game("H6:4 H4 H3:2 H2:3 H1:5", "N2:5 F6:5 N3:5")
     g.throw((6, 1))
     play_where(g, lambda pl: pl.checked_out == 2)  # H6 off and H1 off: H4-H1 is now 1-2-3-4
     assert g.triangle[0] and g.bonus_turn and g.turn == 0

@@ -104,3 +104,12 @@ def test_c24_nil_pony_rectangle_and_scoop_pot_R23_W19_W35_W36():
     assert g.result is not None and g.result.backgammon and g.result.games == (6, 0)
     assert m.scoop_collections == [(0, 1000)] and m.scoop_pot.games == 0
     assert (len(m.results), "backgammon") in m.breaks
+
+
+def test_c23_break_the_first_time_both_clocks_are_under_35_minutes_D():
+    m = WelshMatch()
+    snakes(m.new_game(0, clocks=(2200.0, 2000.0)))  # only one clock under 35:00
+    assert m.breaks == []
+    snakes(m.new_game(0, clocks=(2099.0, 2000.0)))
+    snakes(m.new_game(0, clocks=(1500.0, 1400.0)))  # not a second time
+    assert [r for _, r in m.breaks] == ["both clocks under 35 minutes"]

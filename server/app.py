@@ -46,6 +46,7 @@ from server.hub import LAGGED_CLOSE_CODE, Hub, Message
 from server.live import Conflict, Live, NotFound
 from server.models import (
     AlertDecision,
+    Announce,
     CorrectCube,
     CorrectScore,
     MatchCreate,
@@ -406,6 +407,11 @@ def _add_routes(app: FastAPI) -> None:
     @app.post("/api/tables/{table_id}/corrections/score", tags=["corrections"], dependencies=[Auth])
     async def correct_score(table_id: IdParam, body: CorrectScore, live: LiveDep) -> dict[str, Any]:
         return live.act(table_id, {"action": "score", "score": list(body.score), "note": body.note})
+
+    @app.post("/api/tables/{table_id}/announce", tags=["corrections"], dependencies=[Auth])
+    async def announce(table_id: IdParam, body: Announce, live: LiveDep) -> dict[str, Any]:
+        """A spoken act the camera cannot see (a resignation, a forfeit), entered by the monitor."""
+        return live.act(table_id, {"action": "announce", **body.model_dump(exclude_none=True)})
 
     # ---------------------------------------------------------------------------------- exports
     @app.get("/api/tables/{table_id}/transcript.mat", tags=["transcripts"], response_class=PlainTextResponse)

@@ -97,6 +97,9 @@ class RefereeEngine:
         self._decisions(action)
 
     def apply_action(self, action: dict[str, Any]) -> list[dict[str, Any]]:
+        if action["action"] == "announce":
+            act = {k: action[k] for k in ("act", "player", "kind", "frame") if action.get(k) is not None}
+            return [a.to_json() for a in self.ref.announce(act)]
         out: list[dict[str, Any]] = []
         for decision in self._decisions(action):
             out += [a.to_json() for a in self.ref.decide(decision)]
@@ -124,6 +127,10 @@ class RefereeEngine:
             return [{"action": "set_score", "score": list(score)}]
         if kind == "set_position":
             return self._position_decisions(action)
+        if kind == "announce":
+            if ref.phase.value in ("match_over",):
+                raise EngineError("the match is over: there is nothing left to resign or forfeit")
+            return []
         raise EngineError(f"unknown action {kind!r}")
 
     def _position_decisions(self, action: dict[str, Any]) -> list[dict[str, Any]]:

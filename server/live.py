@@ -238,7 +238,8 @@ class Live:
     def act(self, table_id: str, action: dict[str, Any]) -> dict[str, Any]:
         """Apply a monitor action (already validated by the REST layer); logged first, then applied.
 
-        ``action["action"]`` is one of ``decide``, ``set_position``, ``undo``, ``cube``, ``score``.
+        ``action["action"]`` is one of ``decide``, ``set_position``, ``undo``, ``cube``, ``score``,
+        ``announce`` (a resignation or forfeit the camera cannot see).
         Returns what changed: ``{"alert": ...}`` for a decision, else ``{"view": ...}``.
         """
         _, m = self._current(table_id)

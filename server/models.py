@@ -106,5 +106,16 @@ class CorrectScore(_Strict):
     note: Note = ""
 
 
+class Announce(_Strict):
+    """A spoken act the camera cannot see, entered by the monitor (DIGEST A.0 principle 4; RG19 4.5.1):
+    a resignation (single, gammon or backgammon) or a forfeit of the match."""
+
+    act: Literal["resign", "forfeit"]
+    player: Literal["light", "dark"] = Field(description="colour of the player who resigns or forfeits")
+    kind: Literal["single", "gammon", "backgammon"] = "single"
+    frame: int | None = Field(default=None, ge=0, le=2**53, description="table-state frame it happened at")
+    note: Note = ""
+
+
 class Undo(_Strict):
     note: Note = ""

@@ -88,6 +88,12 @@ def feed_job(source: Source, table: TableCreate, match: MatchCreate) -> Any:
                 except ValueError as exc:
                     rejected += 1
                     log.error("table %s: state rejected: %s", t.id, exc)
+            if item.announce is not None:
+                act = {k: v for k, v in item.announce.items() if k in ("act", "player", "kind", "frame")}
+                try:
+                    live.act(t.id, {"action": "announce", **act})
+                except ValueError as exc:
+                    log.error("table %s: announcement %s rejected: %s", t.id, act, exc)
             if item.frame is not None:
                 live.set_frame(t.id, item.frame)
         log.info("%s finished: %d states fed, %d rejected", source.description, fed, rejected)

@@ -39,8 +39,8 @@ class SourceError(ValueError):
 class SourceItem:
     state: dict[str, Any] | None = None
     frame: FrameInfo | None = None
-    match_setup: dict[str, Any] | None = None
-    """A ``match_setup`` object found in the stream (the referee's set-up JSON), if any."""
+    announce: dict[str, Any] | None = None
+    """A spoken act recorded in the stream (``{"type": "announce", "act": "resign", ...}``)."""
 
 
 class Source(Protocol):
@@ -53,7 +53,8 @@ class ReplaySource:
     """A recorded table-state stream (JSON lines), played in real time.
 
     Lines with ``"type": "table_state"`` are states; a ``"type": "match_setup"`` line (usually the
-    first) sets up the match; blank lines and lines starting with ``#`` are skipped. ``speed`` 2.0
+    first) sets up the match; ``"type": "announce"`` lines are spoken acts (resignations) and are
+    applied where they stand; blank lines and lines starting with ``#`` are skipped. ``speed`` 2.0
     plays twice as fast; 0 plays as fast as possible.
     """
 
@@ -82,10 +83,10 @@ class ReplaySource:
             except json.JSONDecodeError as exc:
                 raise SourceError(f"{self.path} line {lineno}: not JSON ({exc.msg}); each line must be one table state") from None
             kind = obj.get("type") if isinstance(obj, dict) else None
-            if kind not in ("table_state", "match_setup"):
+            if kind not in ("table_state", "match_setup", "announce"):
                 raise SourceError(
-                    f"{self.path} line {lineno}: expected an object with \"type\": \"table_state\" (or \"match_setup\"); "
-                    f"got {str(kind)!r}"
+                    f"{self.path} line {lineno}: expected an object with \"type\": \"table_state\" "
+                    f"(or \"match_setup\", \"announce\"); got {str(kind)!r}"
                 )
             out.append((lineno, obj))
         return out
@@ -102,11 +103,22 @@ class ReplaySource:
         return sum(1 for _, obj in self._lines if obj["type"] == "table_state")
 
     async def items(self, skip_states: int = 0) -> AsyncIterator[SourceItem]:
-        """The states after the first ``skip_states`` (already fed before a restart), paced by ``t``."""
-        states = [obj for _, obj in self._lines if obj["type"] == "table_state"]
+        """The records after the first ``skip_states`` states (already fed before a restart), paced by ``t``."""
+        records = [obj for _, obj in self._lines if obj["type"] != "match_setup"]
+        seen = 0
+        for i, obj in enumerate(records):
+            if seen == skip_states:
+                records = records[i:]
+                break
+            seen += obj["type"] == "table_state"
+        else:
+            records = []
         start_wall = time.monotonic()
         start_t: float | None = None
-        for obj in states[skip_states:]:
+        for obj in records:
+            if obj["type"] == "announce":
+                yield SourceItem(announce=obj)
+                continue
             t = obj.get("t")
             if self.speed > 0 and isinstance(t, int | float):
                 if start_t is None:

@@ -335,6 +335,15 @@
     const body = { score: [Number(f.a.value), Number(f.b.value)] };
     try { await post(`/api/tables/${tableId}/corrections/score`, body); say("score corrected"); } catch (e) { say(e.message, true); }
   });
+  $("f-resign").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const m = view && view.match;
+    if (!m) return say("no match", true);
+    const first = m.first_colour, second = first === "light" ? "dark" : "light";
+    const player = ev.target.player.value === "first" ? first : second;
+    try { await post(`/api/tables/${tableId}/announce`, { act: "resign", player, kind: ev.target.kind.value }); say("resignation recorded"); }
+    catch (e) { say(e.message, true); }
+  });
   document.querySelectorAll("button.copy").forEach((b) =>
     b.addEventListener("click", async () => {
       const text = $(b.dataset.copy).textContent;

@@ -177,3 +177,18 @@ def test_state_is_rebuilt_from_the_log_after_a_restart(db, stream, auth, start_t
         assert c.get("/api/tables/t1/transcript.mat").text == mat
         feed(c, states[45:], auth)  # and play carries on from there
         assert c.get("/api/tables/t1/view").json()["match"]["states"] == len(states)
+
+
+def test_a_resignation_entered_by_the_monitor_ends_the_game_in_the_transcript(client, stream, auth, start_table):
+    setup, states = stream
+    start_table(client, setup)
+    feed(client, states, auth)
+    r = client.post("/api/tables/t1/announce", json={"act": "resign", "player": "dark", "kind": "gammon"}, headers=auth)
+    assert r.status_code == 200, r.text
+    ref = r.json()["view"]["referee"]
+    assert ref["score"] == [2, 0] and ref["phase"] == "game_over"
+    codes = [a["code"] for a in client.get("/api/tables/t1/alerts").json()]
+    assert "RESIGNATION" in codes and "GAME_RESULT" in codes
+    assert "Wins 2 points" in client.get("/api/tables/t1/transcript.mat").text
+    bad = client.post("/api/tables/t1/announce", json={"act": "resign", "player": "blue"}, headers=auth)
+    assert bad.status_code == 422

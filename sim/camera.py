@@ -77,7 +77,7 @@ def look_at(eye: np.ndarray, target: np.ndarray, heading: np.ndarray, roll: floa
 
 
 def sample_camera(spec: TableSpec, rng: np.random.Generator, elevation: float | None = None,
-                  azimuth: float | None = None) -> Camera:
+                  azimuth: float | None = None, fill: float | None = None) -> Camera:
     """Elevation 35..90 deg, seen from the near or far side (or slightly around), board filling
     70-95% of the frame; focal length, principal point and distortion randomised."""
     el = math.radians(elevation if elevation is not None else float(rng.uniform(35.0, 90.0)))
@@ -98,7 +98,7 @@ def sample_camera(spec: TableSpec, rng: np.random.Generator, elevation: float | 
                      float(rng.normal(0, 0.0008)), 0.0])
     target = np.array([(spec.x_min + spec.x_max) / 2 + float(rng.normal(0, 1.0)), float(rng.normal(0, 1.0)), 0.0])
     roll = math.radians(float(rng.normal(0, 3)))
-    fill = float(rng.uniform(0.72, 0.95))
+    fill = float(rng.uniform(0.72, 0.95)) if fill is None else fill
     outline = np.array([[x, y, z] for x in (spec.x_min, spec.x_max) for y in (-spec.depth / 2, spec.depth / 2)
                         for z in (0.0, spec.rail_h)])
     d = 80.0

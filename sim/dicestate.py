@@ -299,11 +299,13 @@ def _stacks_in(world: World, half: str, min_n: int = 1) -> list[list[int]]:
     return out
 
 
-def place_die(world: World, die: int, target: str, rolled_half: str, rng: np.random.Generator) -> None:
+def place_die(world: World, die: int, target: str, rolled_half: str, rng: np.random.Generator,
+              value: int | None = None) -> None:
     """Put ``die`` where ``target`` is likely; physics (settle + label) has the last word."""
     spec = world.spec
     s = spec.die
-    value = int(rng.integers(1, 7))
+    drawn = int(rng.integers(1, 7))
+    value = drawn if value is None else value
     yaw = float(rng.uniform(-math.pi, math.pi))
     other = next(d for d in world.dice if d != die)
     other_half = "left" if rolled_half == "right" else "right"

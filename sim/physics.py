@@ -322,3 +322,63 @@ def tilt_deg(quat: tuple[float, ...]) -> float:
     """Angle between the world vertical and the die's most vertical axis."""
     m = quat_matrix(quat)
     return float(math.degrees(math.acos(min(1.0, float(np.max(np.abs(m[2, :])))))))
+
+
+class HandProxy:
+    """A kinematic hand (a flat box, mass 0, moved by pose resets) that lifts and places checkers and
+    dice: it moves over the object, carries it along an arc (the object follows the hand rigidly),
+    lowers it at the target and lets go; physics then settles the object."""
+
+    def __init__(self, world: World, size: tuple[float, float, float] = (8.0, 9.0, 2.0)) -> None:
+        self.world = world
+        c = world.client
+        shape = pb.createCollisionShape(pb.GEOM_BOX, halfExtents=[v / 2 for v in size], physicsClientId=c)
+        self.uid = pb.createMultiBody(0, shape, -1, (0.0, -80.0, 30.0), useMaximalCoordinates=True, physicsClientId=c)
+        self.half_h = size[2] / 2
+        world.bodies[self.uid] = Body(self.uid, "hand", "hand")
+        world.hand = self.uid
+        # the hand does not collide with what it carries
+        self.carrying: int | None = None
+
+    @property
+    def position(self) -> np.ndarray:
+        return self.world.pose(self.uid)[0]
+
+    def _move(self, target: np.ndarray, seconds: float, lift: float = 0.0) -> None:
+        start = self.position.copy()
+        n = max(1, int(seconds / DT))
+        held = self.carrying
+        offset = None
+        if held is not None:
+            hp, hq = self.world.pose(held)
+            offset = hp - start
+            held_q = hq
+        for i in range(1, n + 1):
+            s = i / n
+            p = start + (target - start) * s
+            p[2] += lift * math.sin(math.pi * s)
+            pb.resetBasePositionAndOrientation(self.uid, p.tolist(), (0, 0, 0, 1), physicsClientId=self.world.client)
+            if held is not None and offset is not None:
+                pb.resetBasePositionAndOrientation(held, (p + offset).tolist(), held_q, physicsClientId=self.world.client)
+                pb.resetBaseVelocity(held, (0, 0, 0), (0, 0, 0), physicsClientId=self.world.client)
+            self.world.step(1)
+
+    def carry(self, obj: int, target: tuple[float, float, float], seconds: float = 0.8) -> None:
+        """Lift ``obj`` and put it down with its centre at ``target`` (the target's z is the resting
+        height of its centre), then withdraw and let it settle."""
+        c = self.world.client
+        p, _q = self.world.pose(obj)
+        top = self.world.aabb(obj)[1][2]
+        for other in self.world.bodies:
+            if other != self.uid:
+                pb.setCollisionFilterPair(self.uid, other, -1, -1, 0, physicsClientId=c)
+        self._move(np.array([p[0], p[1], top + self.half_h + 3.0]), seconds * 0.3)
+        self._move(np.array([p[0], p[1], top + self.half_h]), seconds * 0.1)
+        self.carrying = obj
+        dz = top - p[2]
+        goal = np.array([target[0], target[1], target[2] + dz + self.half_h + 0.02])
+        self._move(goal, seconds * 0.5, lift=4.0)
+        self.carrying = None
+        pb.changeDynamics(obj, -1, activationState=pb.ACTIVATION_STATE_WAKE_UP, physicsClientId=c)
+        self._move(goal + np.array([0.0, -10.0, 15.0]), seconds * 0.1)
+        self.world.settle(max_time=2.0)

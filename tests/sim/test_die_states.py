@@ -152,3 +152,26 @@ def test_rolled_dice_land_in_the_aimed_half_mostly(client):
         w.settle()
         halves += [physics_label(w, d, "left", run_erase=False).half for d in w.dice]
     assert halves.count("left") >= 18  # a throw aimed at the left half lands there almost always
+
+
+def test_hand_proxy_moves_a_checker_to_another_point(client):
+    from sim.physics import HandProxy
+
+    w = world_with(client, {6: 2})
+    hand = HandProxy(w)
+    top = max((c for c in w.checkers if w.bodies[c].place == "p6"), key=lambda c: w.pose(c)[0][2])
+    x, y, z = SPEC.checker_slots(5, 1)[0]
+    hand.carry(top, (x, y, z))
+    p = w.pose(top)[0]
+    assert abs(p[0] - x) < 0.3 and abs(p[1] - y) < 0.3 and abs(p[2] - z) < 0.1
+
+
+def test_hand_proxy_lifts_a_die_and_places_it_flat(client):
+    from sim.physics import HandProxy
+
+    w = world_with(client)
+    w.set_pose(w.dice[0], (8.0, 0.0, SPEC.die / 2 + 0.01), quat_for_top(4, 0.0))
+    w.settle()
+    HandProxy(w).carry(w.dice[0], (-12.0, 3.0, SPEC.die / 2))
+    lab = physics_label(w, w.dice[0], "left")
+    assert lab.reason == "flat_board" and lab.value == 4 and lab.half == "left"

@@ -1,0 +1,379 @@
+"""``gammonwatch sim video (--match FILE.mat | --random) --out DIR``: a scripted match, rendered.
+
+The table states come from the referee engineer's script (:func:`sim.script.script_match`), the one
+scripting path; this module only makes them physical and visible: each distinct table state is
+built in pybullet (checkers from its counts, dice placed by their reason and settled, the cube in
+its zone, hand proxies over what changed), rendered from one fixed camera, and held until the next
+state. Dice at rest carry the label physics gives them, which is what the ground-truth stream says.
+
+Output::
+
+    DIR/video.mp4         the camera (or video.avi, MJPG, if no MP4 encoder is available)
+    DIR/states.jsonl      ground truth per video frame: the match_setup record, then one table_state
+                          per frame (frame, t in video time) and the script's other records in order
+    DIR/camera.json       the fixed camera (intrinsics, distortion, pose) and the board corners in pixels
+    DIR/summary.json      frames, states, dice whose physics label differs from the script's
+
+Injected irregularities (``--inject``): ``cocked_roll`` makes the first die of the N-th roll
+(``--inject-at``, default the 3rd) come to rest cocked, and the script then plays that roll anyway.
+Other irregularities (illegal move, premature roll or grab, double after rolling, Crawford double)
+need the script to produce them and are not yet available.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+INJECTIONS = ("cocked_roll",)
+NOT_YET = ("illegal_move", "premature_roll", "premature_grab", "double_after_roll", "crawford_double")
+
+
+def random_match(rng: np.random.Generator, length: int = 1) -> Any:
+    """One random legal game from the rules engine, as a parsed transcript (``rules.matfile.MatMatch``)."""
+    from rules.match import Player
+    from rules.matfile import EntryKind, MatEntry, MatGame, MatMatch
+    from rules.position import Position
+    from rules.scoring import game_winner, result_kind
+
+    while True:
+        dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+        if dice[0] != dice[1]:
+            break
+    first = 0 if dice[0] > dice[1] else 1
+    pos = Position.start(turn=first)
+    entries: list[MatEntry] = []
+    k = 0
+    while True:
+        player = pos.turn
+        plays = list(pos.legal_plays(dice))
+        play = plays[int(rng.integers(len(plays)))]
+        entries.append(MatEntry(EntryKind.ROLL, Player(player), k // 2 + 1, k + 4, dice, play,
+                                f"{dice[0]}{dice[1]}: {play}"))
+        pos = pos.apply(play, dice)
+        k += 1
+        w = game_winner(pos)
+        if w is not None:
+            pts = int(result_kind(pos, w).value)
+            entries.append(MatEntry(EntryKind.WIN, Player(w), None, k + 4, value=pts, and_match=pts >= length,
+                                    text=f"Wins {pts} point"))
+            break
+        dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+    game = MatGame(1, 3, (0, 0), tuple(entries))
+    return MatMatch(length=length, players=("light", "dark"), games=(game,), source="<random>")
+
+
+def _layout(rec: dict[str, Any]) -> Any:
+    from sim.layout import TableLayout
+
+    pts = tuple((int(p["light"]), int(p["dark"])) for p in rec["points"])
+    bar = (int(rec.get("bar", {}).get("light", 0)), int(rec.get("bar", {}).get("dark", 0)))
+    off = (int(rec.get("off", {}).get("light", 0)), int(rec.get("off", {}).get("dark", 0)))
+    return TableLayout(points=pts, bar=bar, off=off)
+
+
+def _die_key(d: dict[str, Any]) -> tuple[Any, ...]:
+    return (d.get("id"), d.get("value"), d.get("state"), d.get("reason"), d.get("half"))
+
+
+class StateRenderer:
+    """Turns table-state records into images from one camera, keeping dice still between states."""
+
+    def __init__(self, seed: int, style: str | None, elevation: float | None) -> None:
+        import pybullet as pb
+
+        from sim.camera import sample_camera
+        from sim.render import Renderer
+        from sim.styles import get_style, style_names
+        from sim.table import TableSpec
+
+        self.pb = pb
+        self.client = pb.connect(pb.DIRECT)
+        self.rng = np.random.default_rng(np.random.SeedSequence([seed, 0xF11]))
+        self.spec = TableSpec.sample(self.rng)
+        names = style_names()
+        self.style = get_style(style or names[int(self.rng.integers(len(names)))])
+        self.cam = sample_camera(self.spec, self.rng, elevation=elevation if elevation is not None else 55.0,
+                                 azimuth=float(self.rng.normal(0, 5)), fill=0.97)
+        self.renderer = Renderer()
+        self.seed = seed
+        self.dice_poses: dict[tuple[Any, ...], tuple[np.ndarray, tuple[float, ...], dict[str, Any]]] = {}
+        self.prev_layout: Any = None
+        self.translucent = bool(self.rng.random() < 0.3)
+        self.mismatches = 0
+
+    def close(self) -> None:
+        self.renderer.close()
+        self.pb.disconnect(self.client)
+
+    def frame(self, rec: dict[str, Any], force_reason: dict[int, str] | None = None
+              ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Image (RGB) and the record as physics made it (dice labels, pixel centres)."""
+        from sim.camera import distort, effects
+        from sim.dicestate import physics_label, place_die
+        from sim.physics import World, quat_for_top
+        from sim.render import SceneLook, _pips_for
+
+        layout = _layout(rec)
+        cube = rec.get("cube") or {"zone": "absent", "value": 64}
+        zone = str(cube.get("zone", "absent"))
+        value = int(cube.get("value", 64))
+        value = 64 if value == 1 else value
+        zrng = np.random.default_rng(np.random.SeedSequence([self.seed, sum(map(ord, zone))]))
+        dice_recs = [dict(d) for d in rec.get("dice", [])][:2]
+        owners = [d.get("owner") for d in dice_recs]
+        colours = tuple(0 if o == "light" else 1 if o == "dark" else 2 for o in owners + [None] * (2 - len(owners)))
+        world = World.build(self.spec, layout, client=self.client, die_friction=0.35, cube_zone=zone,
+                            cube_value=value, dice_colours=(colours[0], colours[1]), rng=zrng)
+        out = dict(rec)
+        out_dice = []
+        for k, d in enumerate(dice_recs):
+            uid = world.dice[k]
+            state = d.get("state")
+            half = d.get("half") or "right"
+            reason = (force_reason or {}).get(k, d.get("reason") or "flat_board")
+            if state == "rolling":
+                x0, x1, y0, y1 = self.spec.half_rect(half)
+                pos = (float(self.rng.uniform(x0 + 3, x1 - 3)), float(self.rng.uniform(y0 + 4, y1 - 4)),
+                       float(self.rng.uniform(2.0, 6.0)))
+                q = tuple(self.pb.getQuaternionFromEuler(list(self.rng.uniform(-math.pi, math.pi, 3))))
+                world.set_pose(uid, pos, q)
+            elif state == "at_rest" and d.get("value"):
+                key = (*_die_key(d), reason)
+                if key in self.dice_poses:
+                    pos0, q0, lab = self.dice_poses[key]
+                    world.set_pose(uid, pos0, q0)
+                    d.update(lab)
+                else:
+                    want = int(d["value"])
+                    lab = {}
+                    for _attempt in range(16 if force_reason else 6):
+                        if reason == "flat_board":
+                            x, y = self._free_spot(world, half, [world.dice[j] for j in range(k)])
+                            world.set_pose(uid, (x, y, self.spec.die / 2 + 0.01),
+                                           quat_for_top(want, float(self.rng.uniform(-math.pi, math.pi))))
+                        else:
+                            place_die(world, uid, reason, half, self.rng, value=want)
+                        world.settle(max_time=2.0)
+                        pl = physics_label(world, uid, half)
+                        if pl.value == want and pl.reason == reason:
+                            break
+                    lab = {"value": pl.value, "reason": pl.reason, "valid": pl.valid}
+                    if pl.half is not None:
+                        lab["half"] = pl.half
+                    if pl.value != want or pl.reason != reason:
+                        self.mismatches += 1
+                    p, q = world.pose(uid)
+                    self.dice_poses[key] = (p, q, lab)
+                    d.update(lab)
+            else:
+                world.set_pose(uid, (300.0 + 10 * k, 300.0, 1.0), quat_for_top(1, 0.0))
+            if world.pose(uid)[0][0] < 250:
+                px = self.cam.project(world.pose(uid)[0][None])[0]
+                d["center_px"] = [round(float(px[0]), 2), round(float(px[1]), 2)]
+            out_dice.append(d)
+        out["dice"] = out_dice
+        world.sleep_resting()
+        dice_rgb = []
+        for c in colours[:2]:
+            dice_rgb.append(self.style.dice_shared if c == 2 else self.style.dice_light if c == 0 else self.style.dice_dark)
+        look = SceneLook(self.style, False, dice_rgb, [_pips_for(c) for c in dice_rgb], (120, 84, 52))
+        look.hands = self._hands(world, rec, layout)
+        scene = self.renderer.build(world, look, np.random.default_rng(self.seed))
+        canvas, _depth, _ = self.renderer.render(scene, self.cam, np.random.default_rng(self.seed + 1), shadows=True)
+        img = distort(canvas, self.cam)
+        img, _fx = effects(img, np.random.default_rng(self.seed + 2))
+        self.prev_layout = layout
+        return img, out
+
+    def _free_spot(self, world: Any, half: str, others: list[int]) -> tuple[float, float]:
+        from sim.dicestate import _free_spot
+
+        for _ in range(30):
+            x, y = _free_spot(world, half, self.rng, self.spec.die)
+            if all(np.hypot(x - world.pose(o)[0][0], y - world.pose(o)[0][1]) > 2.5 * self.spec.die for o in others):
+                return x, y
+        return x, y
+
+    def _hands(self, world: Any, rec: dict[str, Any], layout: Any) -> list[Any]:
+        import trimesh
+
+        from sim.meshes import hand_mesh
+        from sim.render import SKIN, Hand
+
+        hands: list[Hand] = []
+        for h in rec.get("hands", []):
+            side = h.get("side", "near")
+            over = h.get("over", "board")
+            target = np.array([0.0, 0.0])
+            if over == "dice" and world.dice:
+                target = np.mean([world.pose(d)[0][:2] for d in world.dice if world.pose(d)[0][0] < 250] or
+                                 [np.zeros(2)], axis=0)
+            elif over == "checkers" and self.prev_layout is not None:
+                changed = [i for i in range(24) if layout.points[i] != self.prev_layout.points[i]]
+                if changed:
+                    p = changed[0] + 1
+                    target = np.array([self.spec.point_centre_x(p), self.spec.point_side(p) * self.spec.play_d / 4])
+            elif over == "cube" and world.cube is not None:
+                target = world.pose(world.cube)[0][:2]
+            elif over == "clock":
+                target = np.array([self.spec.x_max + 8.0, (-1 if side == "near" else 1) * 10.0])
+            elif over == "bar":
+                target = np.array([0.0, (-1 if side == "near" else 1) * 6.0])
+            yaw = 0.0 if side == "near" else math.pi
+            pose = trimesh.transformations.rotation_matrix(yaw, [0, 0, 1])
+            # the palm centre sits ~4 cm behind the finger tips: put the tips over the target
+            back = np.array([math.sin(yaw), -math.cos(yaw)]) * 7.0
+            pose[:3, 3] = [target[0] + back[0], target[1] + back[1], 3.0 if h.get("touching") else 7.0]
+            hands.append(Hand(side, pose, hand_mesh(np.random.default_rng(self.seed + len(hands)), SKIN[1]), over))
+        return hands
+
+
+def render_video(steps: Iterable[Any], out: Path, *, seed: int = 0, fps: float = 10.0, max_seconds: float = 120.0,
+                 style: str | None = None, inject: list[str] | None = None, inject_at: int = 3,
+                 elevation: float | None = None, progress: bool = True) -> dict[str, Any]:
+    import cv2
+
+    from sim.camera import encode_jpeg
+
+    del encode_jpeg
+    out.mkdir(parents=True, exist_ok=True)
+    sr = StateRenderer(seed, style, elevation)
+    records: list[tuple[float, dict[str, Any]]] = []
+    for st in steps:
+        if st.t > max_seconds:
+            break
+        records.append((float(st.t), st.record))
+    states = [(t, r) for t, r in records if r.get("type") == "table_state"]
+    others = [(t, r) for t, r in records if r.get("type") != "table_state"]
+    if not states:
+        raise ValueError("the script produced no table states")
+    # injected irregularities: which record gets which forced reason
+    forced: dict[int, dict[int, str]] = {}
+    if inject and "cocked_roll" in inject:
+        rolls = 0
+        prev_rest = False
+        start = None
+        for i, (_t, r) in enumerate(states):
+            rest = any(d.get("state") == "at_rest" for d in r.get("dice", []))
+            if rest and not prev_rest:
+                rolls += 1
+                if rolls == inject_at:
+                    start = i
+            if start is not None and i >= start:
+                if not rest:
+                    break
+                forced[i] = {0: "cocked"}
+            prev_rest = rest
+    path = out / "video.mp4"
+    h, w = sr.cam.height, sr.cam.width
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), fps, (w, h))
+    if not writer.isOpened():
+        path = out / "video.avi"
+        writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), fps, (w, h))
+    duration = min(max_seconds, states[-1][0] + 2.0)
+    n_frames = int(duration * fps) + 1
+    cur = -1
+    img: np.ndarray = np.zeros((h, w, 3), np.uint8)
+    rec_out: dict[str, Any] = {}
+    oi = 0
+    with open(out / "states.jsonl", "w", encoding="utf-8") as f:
+        for t0, r in others:
+            if r.get("type") == "match_setup" and t0 <= 0:
+                f.write(json.dumps(r, separators=(",", ":")) + "\n")
+        others = [(t0, r) for t0, r in others if not (r.get("type") == "match_setup" and t0 <= 0)]
+        for k in range(n_frames):
+            t = k / fps
+            idx = cur
+            while idx + 1 < len(states) and states[idx + 1][0] <= t + 1e-9:
+                idx += 1
+            if idx < 0:
+                idx = 0
+            if idx != cur:
+                cur = idx
+                rgb, rec_out = sr.frame(states[idx][1], forced.get(idx))
+                img = np.asarray(cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), dtype=np.uint8)
+            while oi < len(others) and others[oi][0] <= t + 1e-9:
+                f.write(json.dumps({**others[oi][1]}, separators=(",", ":")) + "\n")
+                oi += 1
+            writer.write(img)
+            rec = {**rec_out, "frame": k, "t": round(t, 4), "source": "sim.video"}
+            f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+            if progress:
+                sys.stderr.write(f"\rvideo frames {k + 1}/{n_frames}")
+                sys.stderr.flush()
+    writer.release()
+    if progress:
+        sys.stderr.write("\n")
+    cam = sr.cam
+    corners = sr.spec.corners()
+    (out / "camera.json").write_text(json.dumps({
+        "camera": cam.to_json(), "table_cm": sr.spec.to_json(), "style": sr.style.name,
+        "corners4_px": np.round(cam.project(np.array(corners["corners4"])), 2).tolist(),
+        "corners8_px": np.round(cam.project(np.array(corners["corners8"])), 2).tolist()}, indent=1))
+    summary = {"video": path.name, "frames": n_frames, "fps": fps, "seconds": round(duration, 2),
+               "table_states": len(states), "dice_physics_differs_from_script": sr.mismatches,
+               "injected": sorted(forced) and inject or []}
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    sr.close()
+    return summary
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="gammonwatch sim video", description="a scripted match as video + ground truth")
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--match", type=Path, help="a .mat transcript")
+    src.add_argument("--random", action="store_true", help="a random legal game from the rules engine")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--fps", type=float, default=10.0)
+    ap.add_argument("--max-seconds", type=float, default=120.0)
+    ap.add_argument("--style", default=None)
+    ap.add_argument("--elevation", type=float, default=None)
+    ap.add_argument("--inject", action="append", default=[], help=f"irregularity: {', '.join(INJECTIONS)}")
+    ap.add_argument("--inject-at", type=int, default=3, help="which roll gets the injected irregularity")
+    ap.add_argument("--quiet", action="store_true")
+    a = ap.parse_args(argv)
+    for name in a.inject:
+        if name in NOT_YET:
+            print(f"gammonwatch sim video: --inject {name} is not available yet (only {', '.join(INJECTIONS)})",
+                  file=sys.stderr)
+            return 2
+        if name not in INJECTIONS:
+            print(f"gammonwatch sim video: unknown irregularity {name!r}; use {', '.join(INJECTIONS)}", file=sys.stderr)
+            return 2
+    if a.style is not None:
+        from sim.styles import UnknownStyleError, get_style
+
+        try:
+            get_style(a.style)
+        except UnknownStyleError as exc:
+            print(f"gammonwatch sim video: {exc}", file=sys.stderr)
+            return 2
+    from sim.script import ScriptOptions, script_match
+
+    if a.random:
+        match = random_match(np.random.default_rng(np.random.SeedSequence([a.seed, 0xA11])))
+    else:
+        from rules.matfile import MatSyntaxError, load
+
+        try:
+            match = load(a.match)
+        except OSError as exc:
+            print(f"gammonwatch sim video: cannot read transcript {a.match}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        except (MatSyntaxError, ValueError, UnicodeDecodeError) as exc:
+            print(f"gammonwatch sim video: transcript {a.match} is not a readable .mat file: {exc}", file=sys.stderr)
+            return 2
+    steps: Iterator[Any] = script_match(match, ScriptOptions())
+    summary = render_video(steps, a.out, seed=a.seed, fps=a.fps, max_seconds=a.max_seconds, style=a.style,
+                           inject=a.inject, inject_at=a.inject_at, elevation=a.elevation, progress=not a.quiet)
+    print(json.dumps(summary))
+    return 0

@@ -1,0 +1,79 @@
+"""``gammonwatch sim video``: a scripted match rendered from the referee engineer's script, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pybullet")
+pytest.importorskip("pyrender")
+
+ROOT = Path(__file__).resolve().parents[2]
+MAT = """1 point match
+
+ Game 1
+ alice : 0                     bob : 0
+  1) 31: 8/5 6/5               52: 13/8 13/11
+"""
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYOPENGL_PLATFORM": "egl", "LP_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, "-m", "server.cli", "sim", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=400)
+
+
+def test_missing_transcript_is_named(tmp_path: Path):
+    r = run_cli("video", "--match", str(tmp_path / "nope.mat"), "--out", str(tmp_path / "v"))
+    assert r.returncode == 2 and "nope.mat" in r.stderr
+    assert not (tmp_path / "v").exists()
+
+
+def test_unreadable_transcript_is_named(tmp_path: Path):
+    bad = tmp_path / "garbage.mat"
+    bad.write_text("this is not a match\n 1) 99: 8/5\n")
+    r = run_cli("video", "--match", str(bad), "--out", str(tmp_path / "v"))
+    assert r.returncode == 2 and "garbage.mat" in r.stderr
+
+
+def test_irregularities_not_yet_scripted_are_refused(tmp_path: Path):
+    m = tmp_path / "m.mat"
+    m.write_text(MAT)
+    r = run_cli("video", "--match", str(m), "--out", str(tmp_path / "v"), "--inject", "premature_roll")
+    assert r.returncode == 2 and "not available yet" in r.stderr
+
+
+def test_short_video_and_ground_truth_stream(tmp_path: Path):
+    m = tmp_path / "m.mat"
+    m.write_text(MAT)
+    out = tmp_path / "v"
+    r = run_cli("video", "--match", str(m), "--out", str(out), "--max-seconds", "4", "--fps", "2", "--quiet",
+                "--style", "green-felt")
+    assert r.returncode == 0, r.stderr
+    import cv2
+
+    cap = cv2.VideoCapture(str(out / json.loads((out / "summary.json").read_text())["video"]))
+    n = 0
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        assert frame.shape == (720, 1280, 3)
+        n += 1
+    records = [json.loads(line) for line in (out / "states.jsonl").read_text().splitlines()]
+    assert records[0]["type"] == "match_setup"
+    states = [r for r in records if r["type"] == "table_state"]
+    assert len(states) == n == json.loads((out / "summary.json").read_text())["frames"]
+    assert [s["frame"] for s in states] == list(range(n))
+    tablestate = pytest.importorskip("rules.referee.tablestate")
+    for s in states:
+        tablestate.TableState.from_json(s)
+    # the opening roll comes to rest within 4 s: the dice at rest carry the physics label and a pixel centre
+    rest = [d for s in states for d in s["dice"] if d["state"] == "at_rest"]
+    assert rest and all(d["reason"] in ("flat_board", "on_checker") or not d["valid"] for d in rest)
+    assert all("center_px" in d for d in rest)

@@ -262,15 +262,17 @@ class WelshGame:
         t = check_throw(dice)
         p = self.turn
         nominated = self.nominations.pending.get(p)
+        if single_die or len(t) == 1:
+            if len(t) != 1 or nominated is not None:
+                raise WelshRuleError(
+                    "WEL_SINGLE_DIE_NOT_ALLOWED", "a single-die throw is one die, and not when a throw is nominated (W29)"
+                )
+            if not self.position.full_spreads(p):
+                raise WelshRuleError("WEL_SINGLE_DIE_NOT_ALLOWED", "no full spread stands for the thrower")
         if nominated is not None:
             if tuple(sorted(t)) != tuple(sorted(nominated)):
                 raise WelshRuleError("WEL_NOMINATED_THROW_MISMATCH", f"the nominated throw is {nominated}, got {t}")
             del self.nominations.pending[p]
-        if single_die or len(t) == 1:
-            if len(t) != 1 or nominated is not None:
-                raise WelshRuleError("WEL_SINGLE_DIE_NOT_ALLOWED", "a single-die throw is one die, not nominated")
-            if not self.position.full_spreads(p):
-                raise WelshRuleError("WEL_SINGLE_DIE_NOT_ALLOWED", "no full spread stands for the thrower")
         self.single_die = len(t) == 1
         self.throw_nominated = nominated is not None
         if nominated is None and self._third_identical(p, t):

@@ -34,6 +34,7 @@ def _frames(argv: list[str]) -> int:
                     help=f"die state weights NAME=W,... with names from {', '.join(TARGETS)}")
     ap.add_argument("--views", type=int, default=3, help="camera views per physical scene")
     ap.add_argument("--shadows", type=float, default=0.5, help="share of views rendered with shadows")
+    ap.add_argument("--translucent", type=float, default=0.3, help="share of scenes with translucent precision dice")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
     if a.n < 1:
@@ -46,7 +47,7 @@ def _frames(argv: list[str]) -> int:
         print(f"gammonwatch sim frames: {exc}", file=sys.stderr)
         return 2
     cfg = FramesConfig(n=a.n, out=a.out, seed=a.seed, views=max(1, a.views), styles=styles, mix=mix,
-                       shadows=a.shadows)
+                       shadows=a.shadows, translucent=a.translucent)
     try:
         written = run(cfg, workers=a.workers, progress=not a.quiet)
     except ManifestMismatch as exc:

@@ -41,6 +41,7 @@ class FramesConfig:
     styles: list[str] = field(default_factory=list)
     mix: dict[str, float] = field(default_factory=dict)
     shadows: float = 0.5  # share of views rendered with shadows
+    translucent: float = 0.3  # share of scenes with translucent precision dice
     jpeg: tuple[int, int] = (60, 95)
 
     def manifest(self) -> dict[str, Any]:
@@ -140,7 +141,7 @@ def render_scene(cfg_d: dict[str, Any], scene_idx: int) -> list[int]:
     styles = cfg_d["styles"]
     style = get_style(styles[int(rng.integers(len(styles)))])
     dice_colours = (scene.world.bodies[scene.world.dice[0]].colour, scene.world.bodies[scene.world.dice[1]].colour)
-    look = sample_look(scene.world, style, rng, dice_colours)
+    look = sample_look(scene.world, style, rng, dice_colours, translucent_share=float(cfg_d["translucent"]))
     renderer = st["renderer"]
     pscene = renderer.build(scene.world, look, rng)
     written = []

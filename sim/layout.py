@@ -117,6 +117,21 @@ class TableLayout:
                 pts[i][c] += 1
         return cls(points=tuple((a, b) for a, b in pts), bar=(bar[0], bar[1]), off=(off[0], off[1]))
 
+    @classmethod
+    def from_random_game(cls, rng: np.random.Generator, max_moves: int = 90) -> TableLayout:
+        """The position after a random number of random legal plays from the start (rules engine)."""
+        from rules.position import Position
+
+        pos = Position.start(turn=int(rng.integers(2)))
+        for _ in range(int(rng.integers(0, max_moves))):
+            dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+            plays = list(pos.legal_plays(dice))
+            nxt = pos.apply(plays[int(rng.integers(len(plays)))], dice)
+            if nxt.is_game_over():
+                break
+            pos = nxt
+        return cls.from_position(pos)
+
     def to_json(self) -> dict[str, object]:
         return {
             "points": [{"point": i + 1, "light": a, "dark": b} for i, (a, b) in enumerate(self.points)],

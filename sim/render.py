@@ -79,8 +79,8 @@ def _pips_for(rgb: RGB) -> RGB:
 
 
 def sample_look(world: World, style: Style, rng: np.random.Generator, dice_colours: tuple[int, int],
-                hands: int | None = None) -> SceneLook:
-    translucent = bool(rng.random() < 0.3)
+                hands: int | None = None, translucent_share: float = 0.3) -> SceneLook:
+    translucent = bool(rng.random() < translucent_share)
     dice_rgb: list[RGB] = []
     if translucent:
         if dice_colours[0] == 2:

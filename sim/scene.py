@@ -73,7 +73,9 @@ def make_scene(rng: np.random.Generator, *, mix: dict[str, float] | None = None,
                run_erase: bool = True) -> Scene:
     mix = mix or DEFAULT_MIX
     spec = spec or TableSpec.sample(rng)
-    layout = layout or TableLayout.random(rng)
+    if layout is None:
+        # half the scenes from a random legal game of the rules engine, half from a free spread
+        layout = TableLayout.from_random_game(rng) if rng.random() < 0.5 else TableLayout.random(rng)
     roller = "light" if rng.random() < 0.5 else "dark"
     rolled_half = "right" if roller == "light" else "left"
     friction = float(rng.uniform(0.1, 0.45))

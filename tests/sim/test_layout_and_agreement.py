@@ -72,3 +72,12 @@ def test_geometric_measure_agrees_with_physics_on_a_small_batch():
     res = agreement_run(60, seed=3)
     assert res["dice"] >= 60
     assert res["agreement"] >= 0.9, res["confusion"]
+
+
+def test_layouts_from_random_engine_games_are_legal_spreads():
+    pytest.importorskip("rules.position")
+    rng = np.random.default_rng(9)
+    for _ in range(10):
+        lay = TableLayout.from_random_game(rng, max_moves=40)
+        for c in range(2):
+            assert sum(p[c] for p in lay.points) + lay.bar[c] + lay.off[c] == 15

@@ -143,6 +143,8 @@ class Referee:
             self._static_checks(s, prev)
             self._cube_checks(s, prev)
             self._dice_and_signals(s, prev)
+            if self.pending is not None:
+                self._correction_checks(s)
             self._reset_checks(s)
         self._prev = s
         return self.alerts[start:]
@@ -586,6 +588,8 @@ class Referee:
                     self.bound_double = False
                 return
             if self._end_signalled(s, prev, mover):
+                if self.pending is not None and self.pending.offender != mover:
+                    return  # the clock handed back to the offender: notice of his illegal move (RG19 4.2.3.1(a))
                 self._pass_without_roll(s)
             return
         if phase is Phase.ROLLING:
@@ -1057,6 +1061,16 @@ class Referee:
         if self.match.crawford:
             self._emit("CRAWFORD_GAME", None, "This is the Crawford game: no doubling.", frame=frame)
 
+    def _correction_checks(self, s: TableState) -> None:
+        """The players put the position after the roll back on the board: a correction (RG19 4.2.3.2)."""
+        p = self.pending
+        if p is None or not s.settled or any(h.over is HandOver.CHECKERS for h in s.hands):
+            return
+        if self.phase not in (Phase.PRE_ROLL, Phase.ROLLING) or (p.observed is not None and self.position != p.observed.with_turn(self.turn)):
+            return
+        if s.counts(Colour.LIGHT) == self.map.to_physical(p.restore).light and PhysicalBoard.from_state(s) == self.map.to_physical(p.restore):
+            self._rollback_to_pending(s.frame)
+
     def _reset_checks(self, s: TableState) -> None:
         if not s.settled or s.hands:
             return
@@ -1065,8 +1079,8 @@ class Referee:
             return
         if self.phase is Phase.GAME_OVER:
             self._game_start(s.frame)
-        elif self.phase in (Phase.PRE_ROLL, Phase.ROLLING, Phase.MOVING) and self.position != Position.start(self.turn) \
-                and self.map.to_physical(self.position) != self._start_board:
+        elif self.phase in (Phase.PRE_ROLL, Phase.ROLLING, Phase.MOVING) and self.map.to_physical(
+                (self.roll_pos or self.position) if self.phase is Phase.MOVING else self.position) != self._start_board:
             self._emit("NONSTANDARD_GAME_END", None,
                        "The checkers were reset before the game ended by a bear-off, a pass or an accepted resignation. Rebuild the last position.",
                        frame=s.frame, details={"last_position_id": self.position.position_id()})

@@ -445,3 +445,78 @@ def test_end_of_turn_by_bar_tap():
     s.play("light", "8/5 6/5")
     s.end_turn("light")
     assert "END_OF_TURN" in s.all_codes()
+
+
+# ---------------------------------------------------------------- corrections and monitor decisions
+def _illegal_opening() -> Scenario:
+    s = Scenario()
+    s.opening("light", 3, 1)
+    s.play("light", "8/4 6/5")
+    s.end_turn("light")
+    return s
+
+
+def test_restoring_the_position_after_the_roll_is_a_correction_and_play_goes_on():
+    s = _illegal_opening()
+    s.table.clock = "near"  # dark points it out; light's time restarts
+    s.shift("light", 4, 8)
+    s.shift("light", 5, 6)   # back to the position after the roll
+    assert "CORRECTION_COMPLETE" in s.all_codes()
+    s.play("light", "8/5 6/5")
+    s.end_turn("light")
+    s.roll("dark", 6, 4)
+    s.play("dark", "24/18 18/14")
+    s.end_turn("dark")
+    assert s.codes() == ["ILLEGAL_MOVE"]  # nothing else: the corrected game continues cleanly
+    plays = [str(e.play) for e in s.ref.transcript().games[0].entries if e.play is not None]
+    assert plays == ["8/5 6/5", "24/18 18/14"] or plays == ["8/5 6/5", "24/14"]
+
+
+def test_monitor_let_stand_and_rollback_decisions():
+    s = _illegal_opening()
+    alert = s.last("ILLEGAL_MOVE")
+    s.decide(action="let_stand", alert=alert.id)
+    assert s.ref.pending is None and "ILLEGAL_MOVE_STANDS" in s.all_codes()
+    s.roll("dark", 6, 4)
+    s.play("dark", "24/18 18/14")
+    s.end_turn("dark")
+    assert s.codes() == ["ILLEGAL_MOVE"]
+
+    r = _illegal_opening()
+    r.decide(action="rollback", alert=r.last("ILLEGAL_MOVE").id)
+    assert "CORRECTION_COMPLETE" in r.all_codes() and r.ref.phase.value == "moving" and r.ref.dice == (3, 1)
+    assert r.ref.transcript().games == ()  # the illegal move left the record
+
+
+def test_monitor_sets_cube_and_score_and_the_referee_uses_them():
+    s = opened()
+    s.decide(action="set_cube", value=2, owner="light")
+    s.decide(action="set_score", score=[3, 4])
+    snap = s.ref.snapshot()
+    assert snap["cube"] == {"value": 2, "owner": "light", "offered_by": None}
+    assert snap["match"]["score"] == {"light": 3, "dark": 4}
+    s.double("dark", face=4)  # dark no longer has access
+    assert s.codes() == ["DOUBLE_WITHOUT_ACCESS"]
+    with pytest.raises(ValueError, match="unknown monitor action"):
+        s.decide(action="overrule")
+
+
+def test_pass_without_rolling_when_a_play_exists():
+    s = opened()
+    s.table.clock = "far"
+    s.snap()
+    s.script.hand(1, "clock")
+    s.table.clock = "near"
+    s.snap()
+    assert s.codes() == ["IMPOSSIBLE_MOVE"]
+    assert s.last("IMPOSSIBLE_MOVE").details["sub_codes"] == ["PASS_WITHOUT_ROLL"]
+
+
+def test_resignation_and_the_match_result():
+    s = opened(length=1)
+    s.feed([])
+    alerts = s.ref.announce({"act": "resign", "player": "dark", "kind": "gammon"})
+    s.alerts += alerts
+    codes = [a.code for a in alerts]
+    assert codes == ["RESIGNATION", "GAME_RESULT", "MATCH_WON"]
+    assert s.ref.match.score == (2, 0) and s.codes() == []

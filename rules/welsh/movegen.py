@@ -335,9 +335,8 @@ def _protected_spikes(opp: Side) -> frozenset[int]:
     """Spikes (mover's coordinates) of the opponent's full spreads (R11)."""
     out: set[int] = set()
     for q in range(4):
-        spikes = quarter_spikes(q)
-        if all(opp[r] == 1 for r in spikes):
-            out.update(25 - r for r in spikes)
+        if opp[6 * q + 1 : 6 * q + 7] == (1, 1, 1, 1, 1, 1):
+            out.update(25 - r for r in quarter_spikes(q))
     return frozenset(out)
 
 

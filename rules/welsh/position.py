@@ -31,6 +31,9 @@ from rules.welsh.geometry import (
 
 Side = tuple[int, ...]
 
+_SPREAD = (1,) * 6
+_RECTANGLE = (3,) * 5
+
 #: the starting layout of each side (C.3, W2): Back 1 x2, Far-Outer 6 x5, Near-Outer 2 x3, Home 6 x5
 START_LAYOUT = "B1:2 F6:5 N2:3 H6:5"
 
@@ -142,7 +145,7 @@ class WelshPosition:
     def full_spreads(self, player: int) -> list[int]:
         """Quarters (own order) where the player has a blot on each of the six spikes (R11)."""
         side = self.men[player]
-        return [q for q in range(4) if all(side[r] == 1 for r in quarter_spikes(q))]
+        return [q for q in range(4) if side[6 * q + 1 : 6 * q + 7] == _SPREAD]
 
     def rovers(self, player: int) -> list[int]:
         """Race coordinates of the player's men that are alone in their quarter-board (R20).
@@ -182,10 +185,12 @@ class WelshPosition:
     def has_rectangle(self, player: int) -> bool:
         """All 15 men on five adjacent spikes of one quarter, three on each (R17b)."""
         side = self.men[player]
+        if side[0] or side[25]:
+            return False
         for q in range(4):
             base = 6 * q + 1
             for start in (base, base + 1):
-                if all(side[r] == 3 for r in range(start, start + 5)):
+                if side[start : start + 5] == _RECTANGLE:
                     return True
         return False
 

@@ -105,8 +105,7 @@ def _halves_inside(image: npt.NDArray[np.uint8], outer: F64) -> list[F64]:
     free = cv2.morphologyEx(free, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
     regions = sorted(((int(stats[i, cv2.CC_STAT_AREA]), i) for i in range(1, n)), reverse=True)
-    out: list[tuple[float, F64]] = []
-    inv = np.linalg.inv(hmat)
+    out: list[tuple[float, Rect]] = []
     for area, i in regions[:4]:
         if area < 0.08 * rw * rh:
             continue
@@ -120,14 +119,62 @@ def _halves_inside(image: npt.NDArray[np.uint8], outer: F64) -> list[F64]:
         x0, x1, y0, y1 = float(xs[0]), float(xs[-1] + 1), float(ys[0]), float(ys[-1] + 1)
         if (x1 - x0) * (y1 - y0) < 0.7 * area:
             continue
-        box = np.array([[x1, y1], [x0, y1], [x0, y0], [x1, y0]], dtype=np.float64)
-        pts = np.asarray(cv2.perspectiveTransform(box.reshape(-1, 1, 2), inv), dtype=np.float64).reshape(4, 2)
-        out.append((float(area), order_quad(pts)))
+        out.append((float(area), (x0, x1, y0, y1)))
+    inv = np.asarray(np.linalg.inv(hmat), dtype=np.float64)
     if len(out) >= 2 and min(out[0][0], out[1][0]) / max(out[0][0], out[1][0]) > 0.6:
-        a, b = out[0][1], out[1][1]
-        right, left = (a, b) if a[:, 0].mean() > b[:, 0].mean() else (b, a)
-        return [right, left]
-    return [out[0][1]] if out else []
+        ra, rb = out[0][1], out[1][1]
+        u = _board_right_axis(ra, rb, (rw, rh))
+        first, second = (ra, rb) if _centre(ra) @ u > _centre(rb) @ u else (rb, ra)
+        return [_to_image(_oriented(first, u), inv), _to_image(_oriented(second, u), inv)]
+    if out:
+        return [_to_image(_oriented(out[0][1], np.array([1.0, 0.0])), inv)]
+    return []
+
+
+Rect = tuple[float, float, float, float]
+
+
+def _centre(r: Rect) -> F64:
+    return np.array([(r[0] + r[1]) / 2, (r[2] + r[3]) / 2])
+
+
+def _board_right_axis(a: Rect, b: Rect, size: tuple[int, int]) -> F64:
+    """Unit vector (rectified view) pointing to the board's right: along the line joining the two
+    halves, towards the end with the wider margin (the bear-off tray sits beyond the right half's
+    outer rail). Without a clear tray, the orientation that puts the near side lowest in the image."""
+    rw, rh = size
+    d = _centre(a) - _centre(b)
+    if abs(d[0]) >= abs(d[1]):
+        low, high = min(a[0], b[0]), rw - max(a[1], b[1])
+        axis = np.array([1.0, 0.0])
+        span = rw
+    else:
+        low, high = min(a[2], b[2]), rh - max(a[3], b[3])
+        axis = np.array([0.0, 1.0])
+        span = rh
+    if abs(high - low) > 0.03 * span:
+        return axis if high > low else -axis
+    # no tray seen: near = +y in the rectified view (the outline was ordered with near lowest)
+    return np.array([1.0, 0.0]) if axis[0] else np.array([0.0, -1.0])
+
+
+def _oriented(r: Rect, u: F64) -> F64:
+    """A rectangle's corners in issue-5 order, given the board's right direction ``u``.
+
+    In image coordinates (y down) a camera cannot mirror the board, so "near" is ``u`` turned by
+    +90 degrees: ``(-u_y, u_x)``."""
+    near = np.array([-u[1], u[0]])
+    c = _centre(r)
+    corners = np.array([[r[0], r[2]], [r[1], r[2]], [r[1], r[3]], [r[0], r[3]]], dtype=np.float64)
+    rel = corners - c
+    def pick(sr: float, sn: float) -> F64:
+        score = sr * (rel @ u) + sn * (rel @ near)
+        return np.asarray(corners[int(np.argmax(score))], dtype=np.float64)
+    return np.array([pick(1, 1), pick(-1, 1), pick(-1, -1), pick(1, -1)])
+
+
+def _to_image(pts: F64, inv: F64) -> F64:
+    return np.asarray(cv2.perspectiveTransform(pts.reshape(-1, 1, 2), inv), dtype=np.float64).reshape(4, 2)
 
 
 def find_board_corners(image: npt.NDArray[np.uint8]) -> F64:

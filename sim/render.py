@@ -23,7 +23,7 @@ from sim.meshes import (
     textured_box,
     textured_quad,
 )
-from sim.physics import World
+from sim.physics import World, quat_matrix
 from sim.styles import RGB, Style
 
 
@@ -182,7 +182,7 @@ class Renderer:
     def _pose(world: World, uid: int) -> np.ndarray:
         p, q = world.pose(uid)
         m = np.eye(4)
-        m[:3, :3] = np.array(__import__("pybullet").getMatrixFromQuaternion(q)).reshape(3, 3)
+        m[:3, :3] = quat_matrix(q)
         m[:3, 3] = p
         return m
 

@@ -32,8 +32,51 @@ from typing import Any
 
 import numpy as np
 
-INJECTIONS = ("cocked_roll",)
-NOT_YET = ("illegal_move", "premature_roll", "premature_grab", "double_after_roll", "crawford_double")
+INJECTIONS = ("cocked_roll", "illegal_move")
+NOT_YET = ("premature_roll", "premature_grab", "double_after_roll", "crawford_double")
+
+
+def inject_illegal_move(match: Any, n: int) -> tuple[Any, str]:
+    """The transcript with the ``n``-th play of game 1 made illegal (one checker moved one pip too
+    far, or too short); the script lays it out literally, as a player would. Returns (match, what)."""
+    from dataclasses import replace
+
+    from rules.errors import IllegalPlayError, InvalidPlayError
+    from rules.matfile import EntryKind
+    from rules.play import Play, Step
+    from rules.position import Position
+
+    game = match.games[0]
+    entries = list(game.entries)
+    rolls = [i for i, e in enumerate(entries) if e.kind is EntryKind.ROLL and e.play is not None]
+    if not rolls:
+        raise ValueError("the transcript has no played roll to make illegal")
+    pos = Position.start(turn=int(entries[rolls[0]].player))
+    count = 0
+    for i in rolls:
+        e = entries[i]
+        if count + 1 >= n and len(e.play.steps) > 0:
+            for delta in (1, -1, 2, -2):
+                steps = list(e.play.steps)
+                s0 = steps[0]
+                dst = s0.dst - delta
+                if not 0 < dst < s0.src:
+                    continue
+                try:
+                    bad = Play([Step(s0.src, dst)] + [Step(s.src, s.dst) for s in steps[1:]])
+                    pos.apply(bad, e.dice)
+                except IllegalPlayError:
+                    entries[i] = replace(e, play=bad, text=f"{e.dice[0]}{e.dice[1]}: {bad}")
+                    games = (replace(game, entries=tuple(entries)), *match.games[1:])
+                    return replace(match, games=games), f"roll {count + 1}: {e.play} -> {bad} (illegal)"
+                except (InvalidPlayError, ValueError):
+                    continue
+        try:
+            pos = pos.apply(e.play, e.dice)
+        except (IllegalPlayError, InvalidPlayError):
+            break
+        count += 1
+    raise ValueError(f"could not make play {n} of the transcript illegal")
 
 
 def random_match(rng: np.random.Generator, length: int = 1) -> Any:
@@ -330,7 +373,7 @@ def render_video(steps: Iterable[Any], out: Path, *, seed: int = 0, fps: float =
     summary = {"video": path.name, "frames": n_frames, "fps": fps, "seconds": round(duration, 2),
                "table_states": len(states), "dice_constructions_failed": sr.mismatches,
                "dice_value_differs_from_script": sr.value_changed,
-               "injected": sorted(forced) and inject or []}
+               "injected": list(inject or []), "cocked_die_states": len(forced)}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     sr.close()
     return summary
@@ -382,8 +425,19 @@ def main(argv: list[str]) -> int:
         except (MatSyntaxError, ValueError, UnicodeDecodeError) as exc:
             print(f"gammonwatch sim video: transcript {a.match} is not a readable .mat file: {exc}", file=sys.stderr)
             return 2
+    notes = []
+    if "illegal_move" in a.inject:
+        try:
+            match, what = inject_illegal_move(match, a.inject_at)
+        except ValueError as exc:
+            print(f"gammonwatch sim video: {exc}", file=sys.stderr)
+            return 2
+        notes.append(f"illegal_move: {what}")
     steps: Iterator[Any] = script_match(match, ScriptOptions())
     summary = render_video(steps, a.out, seed=a.seed, fps=a.fps, max_seconds=a.max_seconds, style=a.style,
                            inject=a.inject, inject_at=a.inject_at, elevation=a.elevation, progress=not a.quiet)
+    if notes:
+        summary["injection_notes"] = notes
+        (a.out / "summary.json").write_text(json.dumps(summary, indent=1))
     print(json.dumps(summary))
     return 0

@@ -77,3 +77,22 @@ def test_short_video_and_ground_truth_stream(tmp_path: Path):
     rest = [d for s in states for d in s["dice"] if d["state"] == "at_rest"]
     assert rest and all(d["reason"] in ("flat_board", "on_checker") or not d["valid"] for d in rest)
     assert all("center_px" in d for d in rest)
+
+
+def test_injected_illegal_move_is_caught_by_the_referee(tmp_path: Path):
+    from rules.matfile import loads
+    from sim.script import script_lines
+    from sim.video import inject_illegal_move
+
+    match, what = inject_illegal_move(loads(MAT), 1)
+    assert "8/4 6/5" in what  # 31 played as 8/4 6/5: one checker a pip too far
+    stream = tmp_path / "states.jsonl"
+    stream.write_text("\n".join(script_lines(match)) + "\n")
+    r = subprocess.run([sys.executable, "-m", "server.cli", "referee", str(stream)], cwd=ROOT, capture_output=True,
+                       text=True, timeout=120)
+    assert "ILLEGAL_MOVE" in r.stdout + r.stderr
+    clean = tmp_path / "clean.jsonl"
+    clean.write_text("\n".join(script_lines(loads(MAT))) + "\n")
+    r2 = subprocess.run([sys.executable, "-m", "server.cli", "referee", str(clean)], cwd=ROOT, capture_output=True,
+                        text=True, timeout=120)
+    assert "ILLEGAL_MOVE" not in r2.stdout + r2.stderr

@@ -370,8 +370,11 @@ def apply_play(position: Position, play: Play | str, dice: Dice | tuple[int, int
     legal_cands = [c for c in cands if c in results]
     if legal_cands:
         if len(legal_cands) > 1:
-            # an unmarked combined move passes no blot (gnubg writes intermediate hits): fewest hits
-            legal_cands.sort(key=lambda c: c.on_bar(1 - position.turn))
+            # A combined move that can pass a blot or not: take the reading whose number of hits
+            # matches the '*' written; with none written, no hit (gnubg writes intermediate hits).
+            them = 1 - position.turn
+            marked = play.hits
+            legal_cands.sort(key=lambda c: (abs(c.on_bar(them) - position.on_bar(them) - marked), c.on_bar(them)))
         return legal_cands[0]
     raise IllegalPlayError(_why_illegal(position, play, view, bool(cands)))
 

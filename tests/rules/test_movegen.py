@@ -118,6 +118,8 @@ def test_combined_move_through_a_blot_only_hits_when_written():
     loud = pos.apply("24/18*/13", "65")
     assert quiet.on_bar(1) == 0 and loud.on_bar(1) == 1
     assert str(pos.legal_plays("65").play_for(loud)) == "24/18*/13"
+    # a transcript that marks the hit only at the end of a combined move still means the hit
+    assert pos.apply("24/13*", "65") == loud
 
 
 @pytest.mark.parametrize("text", ["24-18", "bar*/22", "13/13", "8/5(5)", "x/3", "6/off*", "3/8"])

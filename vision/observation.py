@@ -153,6 +153,55 @@ class TableObservation:
         return cls(pts, np.stack([peaked(bar[0], confidence), peaked(bar[1], confidence)]),
                    np.stack([peaked(off[0], confidence), peaked(off[1], confidence)]), **kw)
 
+    @classmethod
+    def from_table_state(cls, state: dict[str, Any], confidence: float = 0.99,
+                         orientation: Orientation | None = None) -> TableObservation:
+        """An observation from a table-state JSON object (e.g. simulator labels): per-point
+        distributions are used where given (``light_p``/``dark_p``), else the counts with ``confidence``."""
+        points = state.get("points")
+        if not isinstance(points, list) or len(points) != 24:
+            raise ValueError("a table state needs 'points' with 24 entries")
+        pts = np.empty((24, 2, COUNTS))
+        for entry in points:
+            i = int(entry["point"]) - 1
+            if not 0 <= i < 24:
+                raise ValueError(f"table state point {entry['point']!r} is not 1..24")
+            for c, colour in enumerate(COLOURS):
+                dist = entry.get(f"{colour}_p")
+                if dist is not None:
+                    d = np.zeros(COUNTS)
+                    d[: len(dist)] = dist
+                    pts[i, c] = d
+                else:
+                    pts[i, c] = peaked(int(entry[colour]), confidence)
+
+        def pair(key: str) -> F64:
+            obj = state.get(key) or {"light": 0, "dark": 0}
+            return np.stack([peaked(int(obj["light"]), confidence), peaked(int(obj["dark"]), confidence)])
+
+        dice = []
+        for d in state.get("dice", []):
+            if d.get("value") is None:
+                continue
+            p = np.full(6, (1.0 - float(d.get("confidence", confidence))) / 5)
+            p[int(d["value"]) - 1] = float(d.get("confidence", confidence))
+            valid = d.get("valid")
+            dice.append(DieObservation(np.asarray(d.get("value_p", p), dtype=np.float64),
+                                       tuple(d.get("center_px", (0.0, 0.0))),
+                                       half=d.get("half"), state=d.get("state", "at_rest"),
+                                       valid_p=None if valid is None else (0.99 if valid else 0.01),
+                                       reason=d.get("reason")))
+        cube = None
+        if isinstance(state.get("cube"), dict):
+            cv, cz = int(state["cube"]["value"]), str(state["cube"]["zone"])
+            vp = np.full(len(CUBE_FACES), 0.01)
+            vp[CUBE_FACES.index(cv)] = 1.0
+            zp = np.full(len(CUBE_ZONES), 0.01)
+            zp[CUBE_ZONES.index(cz)] = 1.0
+            cube = CubeObservation(vp, zp)
+        return cls(pts, pair("bar"), pair("off"), tuple(dice), cube, int(state.get("frame", 0)),
+                   float(state.get("t", 0.0)), orientation or Orientation(), state.get("source"))
+
     # ---- most likely reading ----------------------------------------------------
     def counts(self, colour: Literal["light", "dark"]) -> tuple[int, ...]:
         c = COLOURS.index(colour)

@@ -97,3 +97,15 @@ def test_bad_distributions_are_rejected() -> None:
         DieObservation(np.ones(6), (0.0, 0.0), reason="tilted")
     with pytest.raises(ValueError, match="0..15"):
         peaked(16, 0.9)
+
+
+def test_a_table_state_round_trips_through_an_observation() -> None:
+    light, dark = start_counts()
+    die = DieObservation(np.eye(6)[2] * 0.97 + 0.005, (100.0, 200.0), half="left", valid_p=0.99, reason="flat_board")
+    obs = TableObservation.from_counts(light, dark, dice=(die,), frame_id=3, timestamp=0.25)
+    again = TableObservation.from_table_state(obs.to_table_state())
+    assert again.counts("light") == tuple(light) and again.counts("dark") == tuple(dark)
+    assert np.allclose(again.point_p, obs.point_p, atol=1e-4)
+    assert again.dice[0].value == 3 and again.dice[0].half == "left" and again.frame_id == 3
+    with pytest.raises(ValueError, match="24 entries"):
+        TableObservation.from_table_state({"points": []})

@@ -830,30 +830,43 @@ class Referee:
         plays = LegalPlays(before, dice) if self.profile.legal_results is None else None
         results: list[Position] = plays.positions() if plays is not None else list(self.profile.legal_results(before, dice))  # type: ignore[misc]
         observed = PhysicalBoard.from_state(s)
-        scored = sorted(((self.map.to_physical(p).log_likelihood(s), i, p) for i, p in enumerate(results)), key=lambda x: (-x[0], x[1]))
-        best_ll, _, best = scored[0]
         try:
             seen: Position | None = self.map.to_position(observed, 1 - mover, before.out_of_play)
         except ValueError:
             seen = None
-        ll_seen = observed.log_likelihood(s)
         evidence = tuple(f for f in (self.roll_frame, s.frame) if f is not None)
-        if seen is not None and seen in set(results):
+        conf = self.profile.confidence
+        legal_set = set(results)
+        if seen is not None and seen in legal_set and s.settled and s.is_plain:
+            # plain counts (no probabilities) that a legal play reaches: nothing to weigh
+            play = plays.play_for(seen) if plays is not None else Play()
+            self._accept(s, mover, dice, seen, play, implied)
+            return
+        scored = sorted(((self.map.to_physical(p).log_likelihood(s), i, p) for i, p in enumerate(results)), key=lambda x: (-x[0], x[1]))
+        best_ll, _, best = scored[0]
+        ll_seen = observed.log_likelihood(s)
+        ambiguous = False
+        if seen is not None and seen in legal_set:
             best = seen
             p_illegal = 0.0
+            # which legal play? the runner-up must be clearly less likely
+            others = [x[0] for x in scored if x[2] != seen]
+            if others:
+                m = max(ll_seen, others[0])
+                p_best = math.exp(ll_seen - m) / (math.exp(ll_seen - m) + sum(math.exp(o - m) for o in others))
+                ambiguous = p_best < conf
         else:
             # posterior that the table shows something no legal play reaches (the MAP stands for "illegal")
             m = max(ll_seen, best_ll)
             legal_mass = sum(math.exp(x[0] - m) for x in scored)
             illegal_mass = math.exp(ll_seen - m)
             p_illegal = illegal_mass / (illegal_mass + legal_mass)
-        conf = self.profile.confidence
         if not s.settled:
             p_illegal = min(p_illegal, conf - 1e-9)
         if p_illegal >= conf:
             self._illegal(s, mover, before, dice, seen, observed, [x[2] for x in scored], plays, evidence)
             return
-        if p_illegal >= 1.0 - conf or not s.settled:
+        if p_illegal >= 1.0 - conf or not s.settled or ambiguous:
             self._emit("MOVE_UNCONFIRMED", mover,
                        f"The move by {self._name(mover)} is not clear enough to judge. Please confirm the position.",
                        frame=s.frame, evidence=evidence, details={"p_illegal": round(p_illegal, 4)})

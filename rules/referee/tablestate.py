@@ -277,6 +277,11 @@ class TableState:
         return on_points + self.bar[i] + self.off[i] + self.in_hand[i] + unclear
 
     @property
+    def is_plain(self) -> bool:
+        """Plain MAP counts with no probabilities attached (the simulator's ground truth, hand-written tests)."""
+        return self._simple
+
+    @property
     def settled(self) -> bool:
         """No checker in a hand or unclear: the checker map can be judged."""
         return self.in_hand == (0, 0) and not self.unclear

@@ -6,8 +6,10 @@ Set ``PYOPENGL_PLATFORM=egl`` (and ``LP_NUM_THREADS=1`` per worker) before impor
 
 from __future__ import annotations
 
+import functools
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -131,13 +133,18 @@ class Renderer:
         return self._r
 
     def build(self, world: World, look: SceneLook, rng: np.random.Generator) -> pyrender.Scene:
+        scene = self.build_static(world, look, rng)
+        self.add_dynamic(scene, world, look)
+        return scene
+
+    def build_static(self, world: World, look: SceneLook, rng: np.random.Generator) -> pyrender.Scene:
+        """Table, board body, playing surface, rails and bar (what never moves)."""
         spec, style = world.spec, look.style
         scene = pyrender.Scene(bg_color=[0.3, 0.3, 0.3, 1.0], ambient_light=[0.0, 0.0, 0.0])
-        # table and board body
         tex = Image.fromarray(material_texture(look.table_rgb, str(rng.choice(["wood", "felt"])),
                                                (256, 256), rng).astype(np.uint8))
-        scene.add(pyrender.Mesh.from_trimesh(textured_quad(spec.x_min - 25, spec.x_max + 25, -spec.depth / 2 - 22, spec.depth / 2 + 22,
-                                                           -spec.base - 0.01, tex, 0.7)))
+        scene.add(pyrender.Mesh.from_trimesh(textured_quad(spec.x_min - 25, spec.x_max + 25, -spec.depth / 2 - 22,
+                                                           spec.depth / 2 + 22, -spec.base - 0.01, tex, 0.7)))
         rail_tex = Image.fromarray(material_texture(style.rail, style.rail_material, (128, 512), rng).astype(np.uint8))
         rough = 0.45 if style.rail_material == "wood" else 0.6
         w = spec.x_max - spec.x_min
@@ -151,25 +158,43 @@ class Renderer:
                 lo, hi = world.aabb(uid)
                 ext = hi - lo
                 self._box(scene, (ext[0], ext[1], ext[2]), tuple((lo + hi) / 2), rail_tex, rough)
-        # checkers
-        meshes = [pyrender.Mesh.from_trimesh(checker_mesh(round(spec.checker_d, 4), round(spec.checker_h, 4), c))
-                  for c in (look.style.checker_light, look.style.checker_dark)]
-        for uid in world.checkers:
-            scene.add(meshes[world.bodies[uid].colour], pose=self._pose(world, uid))
-        # dice
+        return scene
+
+    def add_dynamic(self, scene: pyrender.Scene, world: World, look: SceneLook,
+                    cache: dict[tuple[object, ...], pyrender.Mesh] | None = None) -> list[pyrender.Node]:
+        """Checkers, dice, cube and hands at their current poses; returns the nodes added. Meshes are
+        reused from ``cache`` when given (a video keeps them across states)."""
+        spec = world.spec
+        cache = {} if cache is None else cache
+
+        def mesh(key: tuple[object, ...], make: Callable[[], trimesh.Trimesh]) -> pyrender.Mesh:
+            if key not in cache:
+                cache[key] = pyrender.Mesh.from_trimesh(make())
+            return cache[key]
+
+        d, h = round(spec.checker_d, 4), round(spec.checker_h, 4)
+        colours = (look.style.checker_light, look.style.checker_dark)
+        checker_meshes = [mesh(("checker", d, h, c), functools.partial(checker_mesh, d, h, c)) for c in colours]
+        nodes = [scene.add(checker_meshes[world.bodies[uid].colour], pose=self._pose(world, uid))
+                 for uid in world.checkers]
         alpha = 0.72 if look.translucent else 1.0
         radius = spec.die * (0.06 if look.translucent else 0.1)
+        rough = 0.25 if look.translucent else 0.45
         for k, uid in enumerate(world.dice):
             atlas = die_atlas(look.dice_rgb[k], look.pip_rgb[k])
-            m = rounded_cube(spec.die, radius, atlas, roughness=0.25 if look.translucent else 0.45, alpha=alpha)
-            scene.add(pyrender.Mesh.from_trimesh(m), pose=self._pose(world, uid))
+            key = ("die", spec.die, look.dice_rgb[k], look.pip_rgb[k], look.translucent)
+            m = mesh(key, functools.partial(rounded_cube, spec.die, radius, atlas, roughness=rough, alpha=alpha))
+            nodes.append(scene.add(m, pose=self._pose(world, uid)))
         if world.cube is not None:
             atlas = die_atlas((240, 236, 226), (20, 20, 20), cube=True)
-            m = rounded_cube(spec.cube, spec.cube * 0.08, atlas, roughness=0.5)
-            scene.add(pyrender.Mesh.from_trimesh(m), pose=self._pose(world, world.cube))
+            m = mesh(("cube", spec.cube), functools.partial(rounded_cube, spec.cube, spec.cube * 0.08, atlas,
+                                                             roughness=0.5))
+            nodes.append(scene.add(m, pose=self._pose(world, world.cube)))
         for hand in look.hands:
-            scene.add(pyrender.Mesh.from_trimesh(hand.mesh), pose=hand.pose)
-        return scene
+            if ("hand", id(hand.mesh)) not in cache:
+                cache[("hand", id(hand.mesh))] = pyrender.Mesh.from_trimesh(hand.mesh)
+            nodes.append(scene.add(cache[("hand", id(hand.mesh))], pose=hand.pose))
+        return nodes
 
     @staticmethod
     def _box(scene: pyrender.Scene, ext: tuple[float, float, float], centre: tuple[float, ...],

@@ -129,7 +129,7 @@ def _die_key(d: dict[str, Any]) -> tuple[Any, ...]:
 class StateRenderer:
     """Turns table-state records into images from one camera, keeping dice still between states."""
 
-    def __init__(self, seed: int, style: str | None, elevation: float | None) -> None:
+    def __init__(self, seed: int, style: str | None, elevation: float | None, shadows: bool = False) -> None:
         import pybullet as pb
 
         from sim.camera import sample_camera
@@ -150,6 +150,10 @@ class StateRenderer:
         self.dice_poses: dict[tuple[Any, ...], tuple[np.ndarray, tuple[float, ...], dict[str, Any]]] = {}
         self.prev_layout: Any = None
         self.translucent = bool(self.rng.random() < 0.3)
+        self.static: Any = None
+        self.meshes: dict[tuple[object, ...], Any] = {}
+        self.hand_meshes: dict[str, Any] = {}
+        self.shadows = shadows
         self.mismatches = 0  # constructions that did not hold (fell back to a flat die)
         self.value_changed = 0  # dice whose physics value still differs from the script's
 
@@ -238,8 +242,15 @@ class StateRenderer:
             dice_rgb.append(self.style.dice_shared if c == 2 else self.style.dice_light if c == 0 else self.style.dice_dark)
         look = SceneLook(self.style, False, dice_rgb, [_pips_for(c) for c in dice_rgb], (120, 84, 52))
         look.hands = self._hands(world, rec, layout)
-        scene = self.renderer.build(world, look, np.random.default_rng(self.seed))
-        canvas, _depth, _ = self.renderer.render(scene, self.cam, np.random.default_rng(self.seed + 1), shadows=True)
+        if self.static is None:  # the table, board, rails and bar are built once
+            self.static = self.renderer.build_static(world, look, np.random.default_rng(self.seed))
+        nodes = self.renderer.add_dynamic(self.static, world, look, self.meshes)
+        try:
+            canvas, _depth, _ = self.renderer.render(self.static, self.cam, np.random.default_rng(self.seed + 1),
+                                                     shadows=self.shadows)
+        finally:
+            for n in nodes:
+                self.static.remove_node(n)
         img = distort(canvas, self.cam)
         img, _fx = effects(img, np.random.default_rng(self.seed + 2))
         self.prev_layout = layout
@@ -284,20 +295,22 @@ class StateRenderer:
             # the palm centre sits ~4 cm behind the finger tips: put the tips over the target
             back = np.array([math.sin(yaw), -math.cos(yaw)]) * 7.0
             pose[:3, 3] = [target[0] + back[0], target[1] + back[1], 3.0 if h.get("touching") else 7.0]
-            hands.append(Hand(side, pose, hand_mesh(np.random.default_rng(self.seed + len(hands)), SKIN[1]), over))
+            if side not in self.hand_meshes:
+                self.hand_meshes[side] = hand_mesh(np.random.default_rng(self.seed + len(self.hand_meshes)), SKIN[1])
+            hands.append(Hand(side, pose, self.hand_meshes[side], over))
         return hands
 
 
 def render_video(steps: Iterable[Any], out: Path, *, seed: int = 0, fps: float = 10.0, max_seconds: float = 120.0,
                  style: str | None = None, inject: list[str] | None = None, inject_at: int = 3,
-                 elevation: float | None = None, progress: bool = True) -> dict[str, Any]:
+                 elevation: float | None = None, progress: bool = True, shadows: bool = False) -> dict[str, Any]:
     import cv2
 
     from sim.camera import encode_jpeg
 
     del encode_jpeg
     out.mkdir(parents=True, exist_ok=True)
-    sr = StateRenderer(seed, style, elevation)
+    sr = StateRenderer(seed, style, elevation, shadows)
     records: list[tuple[float, dict[str, Any]]] = []
     for st in steps:
         if st.t > max_seconds:
@@ -392,6 +405,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--elevation", type=float, default=None)
     ap.add_argument("--inject", action="append", default=[], help=f"irregularity: {', '.join(INJECTIONS)}")
     ap.add_argument("--inject-at", type=int, default=3, help="which roll gets the injected irregularity")
+    ap.add_argument("--shadows", action="store_true", help="render shadows (about 3x slower)")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
     for name in a.inject:
@@ -435,7 +449,8 @@ def main(argv: list[str]) -> int:
         notes.append(f"illegal_move: {what}")
     steps: Iterator[Any] = script_match(match, ScriptOptions())
     summary = render_video(steps, a.out, seed=a.seed, fps=a.fps, max_seconds=a.max_seconds, style=a.style,
-                           inject=a.inject, inject_at=a.inject_at, elevation=a.elevation, progress=not a.quiet)
+                           inject=a.inject, inject_at=a.inject_at, elevation=a.elevation, progress=not a.quiet,
+                           shadows=a.shadows)
     if notes:
         summary["injection_notes"] = notes
         (a.out / "summary.json").write_text(json.dumps(summary, indent=1))

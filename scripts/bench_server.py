@@ -32,7 +32,7 @@ import httpx
 import websockets
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURE = REPO / "tests" / "data" / "server" / "illegal.jsonl"
+FIXTURE = REPO / "tests" / "data" / "server" / "scenario.jsonl"
 SHARED_MATCH = REPO / ".." / "shared" / "data" / "matches" / "0014de9fc1cfb3a71112f0e67d09ad9b913938a4.txt"
 TOKEN = "bench-token"
 H = {"Authorization": f"Bearer {TOKEN}"}

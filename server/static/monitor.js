@@ -303,7 +303,8 @@
   async function decide(alertId, decision) {
     try {
       await post(`/api/tables/${tableId}/alerts/${alertId}/decision`, { decision });
-      say(`${alertId}: ${decision.replace(/_/g, " ")}`);
+      const a = alerts.get(alertId);
+      say(`${a ? a.code : alertId}: ${decision.replace(/_/g, " ")}`);
     } catch (e) {
       say(e.message, true);
     }

@@ -25,7 +25,7 @@ TOKEN = "test-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
-def load_stream(name: str = "illegal.jsonl") -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def load_stream(name: str = "scenario.jsonl") -> tuple[dict[str, Any], list[dict[str, Any]]]:
     lines = [json.loads(line) for line in (DATA / name).read_text().splitlines() if line.strip()]
     setup = lines[0]
     assert setup["type"] == "match_setup"

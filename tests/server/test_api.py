@@ -28,7 +28,8 @@ def test_illegal_move_in_the_stream_raises_a_cited_alert_and_the_transcript_foll
     match_id = start_table(client, setup)
     raised = feed(client, states, auth)
     alerts = [a for a in raised if a["severity"] in ALERTING]
-    assert [a["code"] for a in alerts] == ["ILLEGAL_MOVE"]
+    assert [a["code"] for a in alerts] == ["ILLEGAL_MOVE", "ROLL_INVALID_COCKED"]
+    assert alerts[1]["rules"] == ["RG19 4.1.4.3"] and alerts[1]["frame"] == 1368
     illegal = alerts[0]
     assert illegal["rules"][0] == "RG19 4.2.3.1(a)"
     assert illegal["player_name"] == "Ann" and illegal["frame"] == 390
@@ -183,10 +184,11 @@ def test_a_resignation_entered_by_the_monitor_ends_the_game_in_the_transcript(cl
     setup, states = stream
     start_table(client, setup)
     feed(client, states, auth)
-    r = client.post("/api/tables/t1/announce", json={"act": "resign", "player": "dark", "kind": "gammon"}, headers=auth)
+    assert client.get("/api/tables/t1/view").json()["referee"]["cube"] == {"value": 2, "owner": 0, "offered_by": None}
+    r = client.post("/api/tables/t1/announce", json={"act": "resign", "player": "dark", "kind": "single"}, headers=auth)
     assert r.status_code == 200, r.text
     ref = r.json()["view"]["referee"]
-    assert ref["score"] == [2, 0] and ref["phase"] == "game_over"
+    assert ref["score"] == [2, 0] and ref["phase"] == "game_over"  # a single game at cube 2
     codes = [a["code"] for a in client.get("/api/tables/t1/alerts").json()]
     assert "RESIGNATION" in codes and "GAME_RESULT" in codes
     assert "Wins 2 points" in client.get("/api/tables/t1/transcript.mat").text

@@ -79,8 +79,6 @@ def test_monitor_gets_live_updates_shows_the_alert_and_acknowledges_it(browser, 
     assert page.locator("body.flash").count() == 1  # the flash of a new alert
     assert page.locator("#alert-count").inner_text() == "1 open"
     assert page.locator("#pos-id").inner_text() == srv.get("/api/tables/t1/view")["referee"]["position_id"]
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(shots_dir(tmp_path) / "monitor.png"), full_page=True)
     card.get_by_role("button", name="Acknowledge").click()
     page.wait_for_selector("#alert-list li.alert[data-code='ILLEGAL_MOVE'].status-acknowledged")
     assert page.locator("#alert-count").inner_text() == "0 open"
@@ -89,6 +87,14 @@ def test_monitor_gets_live_updates_shows_the_alert_and_acknowledges_it(browser, 
     mat = page.locator("#mat")
     page.wait_for_function("document.querySelector('#mat').textContent.includes('64: 24/18 13/8')")
     assert "3 point match" in mat.inner_text()
+    # the cocked roll: a second alert, and the die drawn as invalid with its reason
+    cocked_at = next(i for i, s in enumerate(states) if s["frame"] == 1368)
+    post_states(srv, states[illegal_at + 1 : cocked_at + 1])
+    page.locator("#alert-list li.alert[data-code='ROLL_INVALID_COCKED']").wait_for()
+    assert page.locator("#board g.die.invalid").count() == 1
+    assert page.locator("#board .die-reason").text_content() == "cocked"
+    page.wait_for_timeout(2300)  # after the flash
+    page.screenshot(path=str(shots_dir(tmp_path) / "monitor.png"), full_page=True)
 
 
 def test_monitor_without_a_token_is_read_only(browser, live_server, stream):
@@ -103,11 +109,12 @@ def test_monitor_without_a_token_is_read_only(browser, live_server, stream):
 
 
 def test_overlay_renders_on_a_transparent_background(browser, live_server, stream, tmp_path):
-    post_states(live_server, stream[1][:30])
+    states = stream[1]
+    post_states(live_server, states)
     page = browser.new_page()
     page.set_viewport_size({"width": 1000, "height": 720})
     page.goto(f"{live_server.base}/overlay?table=t1&layout=full&width=900")
-    page.wait_for_selector("body[data-state-count='30']")
+    page.wait_for_selector(f"body[data-state-count='{len(states)}']")
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
     assert page.locator("button, input, select, form").count() == 0  # no controls
     assert page.locator("#o0 .name").inner_text() == "Ann"

@@ -29,10 +29,10 @@ _H = {"Authorization": f"Bearer {TOKEN}"}
 def running_app() -> Iterator[None]:
     """Run the app's lifespan around all the cases, on a table with a match and a few states."""
     with TestClient(APP) as c:
-        setup = json.loads((DATA / "illegal.jsonl").read_text().splitlines()[0])
+        setup = json.loads((DATA / "scenario.jsonl").read_text().splitlines()[0])
         c.post("/api/tables", json={"id": "t1", "name": "Feature table 1"}, headers=_H)
         c.post("/api/tables/t1/matches", json={"players": setup["players"], "length": 3}, headers=_H)
-        for line in (DATA / "illegal.jsonl").read_text().splitlines()[1:30]:
+        for line in (DATA / "scenario.jsonl").read_text().splitlines()[1:30]:
             c.post("/api/tables/t1/states", json=json.loads(line), headers=_H)
         yield
     shutil.rmtree(_TMP, ignore_errors=True)

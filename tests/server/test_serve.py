@@ -59,8 +59,8 @@ def test_kill_9_mid_match_and_restart_leave_state_and_transcript_exactly_as_befo
 def test_replay_killed_mid_stream_resumes_and_ends_as_an_uninterrupted_run(tmp_path, server_process, stream):
     Server = server_process
     _, states = stream
-    args = ["--replay", str(DATA / "illegal.jsonl"), "--speed", "25"]
-    whole = Server(tmp_path / "whole.db", "--replay", str(DATA / "illegal.jsonl"), "--speed", "0")
+    args = ["--replay", str(DATA / "scenario.jsonl"), "--speed", "25"]
+    whole = Server(tmp_path / "whole.db", "--replay", str(DATA / "scenario.jsonl"), "--speed", "0")
     try:
         _wait_states(whole, len(states))
         expected = observe(whole)

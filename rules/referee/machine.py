@@ -426,19 +426,19 @@ class Referee:
                 return
             return
         mover = self.turn
-        # RG19 4.4.4.2 / WB23 4.4(ii): touching the cube when doubling is legal is a double
-        if (
-            self.phase is Phase.PRE_ROLL
-            and not self.attempted
-            and self.profile.double_act in (DoubleAct.TOUCH, DoubleAct.POINT_OR_TOUCH)
-            and self._hand(s, self._seat(mover), HandOver.CUBE, touching=self.profile.double_act is DoubleAct.TOUCH)
-            and not self._hand(prev, self._seat(mover), HandOver.CUBE, touching=self.profile.double_act is DoubleAct.TOUCH)
-            and self.match.may_double(Player(mover))
-            and not self.bound_double
-        ):
-            self.bound_double = True
-            self._emit("DOUBLE_BY_TOUCH", mover,
-                       f"{self._name(mover)} touched the cube while doubling was legal: that is a double.", frame=s.frame)
+        # RG19 4.4.4.2 / WB23 4.4(ii): touching the cube when doubling is legal is a double; it is
+        # reported when the hand leaves the cube without offering it (an offer reports itself)
+        strict = self.profile.double_act is DoubleAct.TOUCH
+        if self.phase is Phase.PRE_ROLL and self.profile.double_act in (DoubleAct.TOUCH, DoubleAct.POINT_OR_TOUCH):
+            seat = self._seat(mover)
+            on_cube = self._hand(s, seat, HandOver.CUBE, touching=strict)
+            if on_cube and not self.attempted and self.match.may_double(Player(mover)):
+                self.bound_double = True
+            elif not on_cube and self.bound_double and cube.zone is prev.cube.zone and cube.zone is not CubeZone.BOARD:
+                self.bound_double = False
+                self._emit("DOUBLE_BY_TOUCH", mover,
+                           f"{self._name(mover)} touched the cube while doubling was legal: that is a double. "
+                           "He must offer it now.", frame=s.frame, details={"binding": True})
         if cube.zone is prev.cube.zone:
             return
         zone = cube.zone

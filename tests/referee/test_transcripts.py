@@ -128,3 +128,21 @@ def test_sim_script_command_reports_a_bad_transcript(tmp_path, capsys):
     assert script_main([str(bad)]) == 2
     assert "bad.mat:1" in capsys.readouterr().err
     assert script_main([str(tmp_path / "none.mat")]) == 2
+
+
+def test_other_seating_and_the_mirror_layout_give_the_same_record():
+    """Dark near, home boards on the left, the first player dark: only the orientation changes."""
+    from rules.referee import Colour, Half
+    from sim.script import ScriptOptions
+
+    path = BUNDLED[0]
+    match = load(path)
+    options = ScriptOptions(first_colour=Colour.DARK, near=Colour.DARK, home=Half.LEFT)
+    ref = referee_match(match, options=options)
+    want, _ = expected_record(match)
+    assert [a.code for a in ref.alerts if a.severity.is_alert] == []
+    assert [g for g in want if g] == [g for g in recorded(ref) if g]
+    first_state = next(s for s in script_lines(match, options) if '"table_state"' in s)
+    points = json.loads(first_state)["points"]
+    # the near (dark) player's 24-point is at the far-left... his back checkers sit on physical 13
+    assert points[12]["dark"] == 2 and points[11]["light"] == 2

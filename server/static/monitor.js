@@ -104,6 +104,7 @@
     sel.value = tableId || "";
     if (!tables.length) $("conn").textContent = "no tables yet";
   }
+  $("show-referee").addEventListener("change", () => view && render(view));
   $("table-select").addEventListener("change", (ev) => {
     tableId = ev.target.value;
     history.replaceState(null, "", "?table=" + encodeURIComponent(tableId));
@@ -180,11 +181,12 @@
     const cube = ref.cube;
     $("cube-text").textContent = !cube ? "–" : cube.offered_by != null ? `cube ${cube.value * 2} offered`
       : cube.owner == null ? "cube centred" : `cube ${cube.value} · ${m.players[cube.owner]}`;
-    const board = GW.boardFromState(seen) || ref.board || null;
+    const useReferee = $("show-referee").checked || !seen;
+    const board = useReferee ? ref.board || null : GW.boardFromState(seen);
     GW.drawBoard($("board"), board, { near });
-    $("board-caption").textContent = seen
-      ? `as seen at frame ${seen.frame} (t = ${seen.t.toFixed(1)} s)${ref.position_note ? " · " + ref.position_note : ""}`
-      : ref.board ? "the referee's position (no table state yet)" : "";
+    $("caption-text").textContent = useReferee
+      ? (ref.board ? "the referee's position" + (seen ? "" : " (no table state yet)") : "")
+      : `as seen at frame ${seen.frame} (t = ${seen.t.toFixed(1)} s)`;
     $("pos-id").textContent = ref.position_id || "–";
     $("match-id").textContent = ref.match_id || "–";
     $("xgid").textContent = ref.xgid || "–";
@@ -280,6 +282,18 @@
       meta.appendChild(f);
     }
     li.appendChild(meta);
+    const det = a.details || {};
+    if (isAlert && (det.legal_alternatives || det.restore || det.seen)) {
+      const d = document.createElement("div");
+      d.className = "alert-details";
+      const parts = [];
+      if (det.seen) parts.push(`played ${det.seen}`);
+      if (det.legal_alternatives && det.legal_alternatives.length)
+        parts.push(`legal: ${det.legal_alternatives.slice(0, 4).join(", ")}${det.legal_count > 4 ? ` (+${det.legal_count - 4} more)` : ""}`);
+      if (det.restore && det.restore.position_id) parts.push(`restore position ${det.restore.position_id} with ${det.restore.dice.join("-")}`);
+      d.textContent = parts.join(" · ");
+      li.appendChild(d);
+    }
     if (isAlert && a.status === "open") {
       const row = document.createElement("div");
       row.className = "alert-actions";

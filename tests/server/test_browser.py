@@ -75,6 +75,7 @@ def test_monitor_gets_live_updates_shows_the_alert_and_acknowledges_it(browser, 
     card = page.locator("#alert-list li.alert[data-code='ILLEGAL_MOVE']")
     card.wait_for()
     assert "RG19 4.2.3.1(a)" in card.inner_text()
+    assert "legal: " in card.locator(".alert-details").inner_text()  # the referee's legal alternatives
     assert "Ann" in card.inner_text()
     assert page.locator("body.flash").count() == 1  # the flash of a new alert
     assert page.locator("#alert-count").inner_text() == "1 open"
@@ -95,6 +96,9 @@ def test_monitor_gets_live_updates_shows_the_alert_and_acknowledges_it(browser, 
     assert page.locator("#board .die-reason").text_content() == "cocked"
     page.wait_for_timeout(2300)  # after the flash
     page.screenshot(path=str(shots_dir(tmp_path) / "monitor.png"), full_page=True)
+    page.locator("#show-referee").check()  # the referee's position: the invalid roll is not on it
+    assert page.locator("#board g.die.invalid").count() == 0
+    assert page.locator("#caption-text").inner_text() == "the referee's position"
 
 
 def test_monitor_without_a_token_is_read_only(browser, live_server, stream):

@@ -73,8 +73,9 @@ const GW = (() => {
       el("text", { x: size / 2, y: size + 20, "text-anchor": "middle", class: "die-reason" }, d, (die.reason || "invalid").replace(/_/g, " "));
     } else if (valid === true && die.state === "at_rest") {
       // a small green tick in the corner: judged valid
-      el("circle", { cx: size, cy: 0, r: 9, fill: "#26a269", stroke: "#fff", "stroke-width": 1.5, class: "die-ok" }, d);
-      el("path", { d: `M ${size - 4.5} 0 l 3 3.5 l 6 -7`, fill: "none", stroke: "#fff", "stroke-width": 2.2 }, d);
+      const tick = el("g", { class: "die-ok" }, d);
+      el("circle", { cx: size, cy: 0, r: 9, fill: "#26a269", stroke: "#fff", "stroke-width": 1.5 }, tick);
+      el("path", { d: `M ${size - 4.5} 0 l 3 3.5 l 6 -7`, fill: "none", stroke: "#fff", "stroke-width": 2.2 }, tick);
     }
     return d;
   }

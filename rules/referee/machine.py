@@ -439,6 +439,19 @@ class Referee:
                 self._emit("DOUBLE_BY_TOUCH", mover,
                            f"{self._name(mover)} touched the cube while doubling was legal: that is a double. "
                            "He must offer it now.", frame=s.frame, details={"binding": True})
+        if (
+            self.phase is Phase.CUBE_PENDING
+            and self.profile.take_on_surface
+            and cube.zone is CubeZone.BOARD
+            and cube.side is not None
+            and self.match.cube.offered_by is not None
+            and cube.side is self._seat(1 - int(self.match.cube.offered_by))
+            and not any(h.over is HandOver.CUBE for h in s.hands)
+            and (prev.cube.side is not cube.side or any(h.over is HandOver.CUBE for h in prev.hands))
+        ):
+            # WB23 4.4(iii): moved to the taker's side within the limits of the board, and let go
+            self._cube_answer(s, CubeZone.NEAR if cube.side is Seat.NEAR else CubeZone.FAR)
+            return
         if cube.zone is prev.cube.zone:
             return
         zone = cube.zone

@@ -70,6 +70,9 @@ class Profile:
     lift_before_rest_rule: bool
     """RG19 4.1.8.4: lifting a die before both dice are at rest (B26)."""
     double_act: DoubleAct
+    take_on_surface: bool
+    """A take may be set down on the taker's side *within the limits of the board* (WB23 4.4(iii));
+    under RG19 4.4.5.2 only a cube set down outside the playing field decides (B30)."""
     dead_cube: DeadCubeRule
     crawford: bool
     jacoby: bool = False
@@ -113,7 +116,7 @@ def _usbgf_2019(**_: Any) -> Profile:
         dice_on_checkers=True, flat_required=False, illegal_move_condonable=False,
         illegal_move_deadline=Deadline.OPPONENT_VALID_ROLL, impossible_move_class=True, impossible_positions=True,
         setup_deadline=Deadline.FIFTH_VALID_ROLL, fast_roll=FastRoll.STAND_OR_REROLL, fast_grab_rule=True,
-        off_turn_die_touch=False, lift_before_rest_rule=True, double_act=DoubleAct.TOUCH,
+        off_turn_die_touch=False, lift_before_rest_rule=True, double_act=DoubleAct.TOUCH, take_on_surface=False,
         dead_cube=DeadCubeRule.RG19, crawford=True,
     )
 
@@ -127,7 +130,7 @@ def _wbgf_2023(moves_policy: str = "legal", dice_on_checkers: bool = False, left
         dice_on_checkers=dice_on_checkers, flat_required=True, illegal_move_condonable=responsible,
         illegal_move_deadline=Deadline.OPPONENT_VALID_ROLL, impossible_move_class=False, impossible_positions=False,
         setup_deadline=Deadline.STARTER_SECOND_TURN, fast_roll=FastRoll.STAND_OR_REROLL, fast_grab_rule=True,
-        off_turn_die_touch=True, lift_before_rest_rule=False, double_act=DoubleAct.POINT_OR_TOUCH,
+        off_turn_die_touch=True, lift_before_rest_rule=False, double_act=DoubleAct.POINT_OR_TOUCH, take_on_surface=True,
         dead_cube=DeadCubeRule.RG19, crawford=True, left_side_permission=left_side_permission, moves_policy=moves_policy,
     )
 
@@ -138,7 +141,7 @@ def _usbgf_2009(**_: Any) -> Profile:
         dice_on_checkers=False, flat_required=True, illegal_move_condonable=True,
         illegal_move_deadline=Deadline.OPPONENT_ROLL_OR_CUBE, impossible_move_class=False, impossible_positions=False,
         setup_deadline=Deadline.FIFTH_ROLL, fast_roll=FastRoll.STAND_OR_REROLL, fast_grab_rule=False,
-        off_turn_die_touch=True, lift_before_rest_rule=False, double_act=DoubleAct.MOVE,
+        off_turn_die_touch=True, lift_before_rest_rule=False, double_act=DoubleAct.MOVE, take_on_surface=False,
         dead_cube=DeadCubeRule.US09, crawford=True,
     )
 
@@ -149,7 +152,7 @@ def _money(jacoby: bool = True, beavers: bool = True, automatic_doubles: int = 1
         dice_on_checkers=False, flat_required=True, illegal_move_condonable=True,
         illegal_move_deadline=Deadline.OPPONENT_ROLL_OR_CUBE, impossible_move_class=False, impossible_positions=False,
         setup_deadline=Deadline.NONE, fast_roll=FastRoll.VOID, fast_grab_rule=False,
-        off_turn_die_touch=False, lift_before_rest_rule=False, double_act=DoubleAct.MOVE,
+        off_turn_die_touch=False, lift_before_rest_rule=False, double_act=DoubleAct.MOVE, take_on_surface=False,
         dead_cube=DeadCubeRule.NONE, crawford=False, jacoby=jacoby, beavers=beavers, automatic_doubles=automatic_doubles,
     )
 

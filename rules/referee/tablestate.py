@@ -203,6 +203,8 @@ class Cube:
     value: int
     zone: CubeZone
     confidence: float = 1.0
+    side: Seat | None = None
+    """For a cube on the playing surface: the half of the board it is in, by the seat next to it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +228,7 @@ _TOP_KEYS = frozenset(
 )
 _POINT_KEYS = frozenset({"point", "light", "dark", "light_p", "dark_p", "confidence"})
 _DIE_KEYS = frozenset({"value", "state", "valid", "reason", "half", "owner", "confidence", "rest_s", "id", "value_p", "center_px"})
-_CUBE_KEYS = frozenset({"value", "zone", "confidence"})
+_CUBE_KEYS = frozenset({"value", "zone", "confidence", "side"})
 _HAND_KEYS = frozenset({"side", "over", "touching", "point"})
 _CLOCK_KEYS = frozenset({"running", "paused", "reserve_s"})
 _UNCLEAR_KEYS = frozenset({"colour", "count", "near_point"})
@@ -384,7 +386,9 @@ class TableState:
             _check_keys(c, "cube", _CUBE_KEYS, ("value", "zone"))
             if c["value"] not in CUBE_FACES or type(c["value"]) is not int:
                 raise TableStateError("cube.value", f"must be a cube face {', '.join(map(str, CUBE_FACES))}; got {c['value']!r}")
-            cube = Cube(c["value"], _enum(CubeZone, c["zone"], "cube.zone"), _num(c.get("confidence", 1.0), "cube.confidence", 0.0, 1.0))
+            side = c.get("side")
+            cube = Cube(c["value"], _enum(CubeZone, c["zone"], "cube.zone"), _num(c.get("confidence", 1.0), "cube.confidence", 0.0, 1.0),
+                        None if side is None else _enum(Seat, side, "cube.side"))
         hands: list[Hand] = []
         if "hands" in obj:
             if not isinstance(obj["hands"], list) or len(obj["hands"]) > 6:
@@ -456,6 +460,8 @@ class TableState:
             out["cube"] = {"value": self.cube.value, "zone": self.cube.zone.value}
             if self.cube.confidence != 1.0:
                 out["cube"]["confidence"] = self.cube.confidence
+            if self.cube.side is not None:
+                out["cube"]["side"] = self.cube.side.value
         if self.hands:
             out["hands"] = [
                 {"side": h.side.value, "over": h.over.value, "touching": h.touching, **({"point": h.point} if h.point else {})}

@@ -599,3 +599,47 @@ def test_beaver_in_money_play():
     s.roll("dark", 6, 4)      # dark rolls on: he takes the beaver
     assert s.ref.match.cube.value == 4 and s.ref.match.cube.owner == 0
     assert s.codes() == []
+
+
+# ---------------------------------------------------------------- four dice
+def test_four_dice_lifting_ends_the_turn_and_rolling_early_is_a_fast_roll():
+    from rules.referee import DiceMode
+
+    s = Scenario(dice_mode=DiceMode.FOUR, end_signal=EndSignal.LIFT_DICE)
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.end_turn("light")                       # light lifts his dice (RG19 4.1.7.3)
+    assert "END_OF_TURN" in s.all_codes() and s.codes() == []
+    s.roll("dark", 6, 4)
+    s.play("dark", "24/18 18/14")
+    # light rolls his own dice in his half before dark has lifted his
+    s.table.dice = [*s.table.dice, *({"id": k, "value": None, "state": "rolling", "half": "right", "owner": "light"} for k in (2, 3))]
+    s.snap()
+    assert s.codes() == ["FAST_ROLL"]
+    near = Scenario(dice_mode=DiceMode.FOUR, end_signal=EndSignal.LIFT_DICE)
+    near.opening("light", 3, 1)
+    near.play("light", "8/5 6/5")
+    near.end_turn("light")
+    near.roll("dark", 6, 4)
+    near.play("dark", "24/18 18/14")
+    near.end_turn("dark")
+    near.roll("light", 2, 1)
+    assert near.codes() == []
+
+
+def test_monitor_sets_a_position_and_play_continues_from_it():
+    s = opened()
+    from rules.position import Position
+    from rules.referee.board import BoardMap
+
+    target = Position.start().apply("8/5 6/5", "31").apply("24/18 18/14", "64")  # after dark's 6-4, light on roll
+    board = BoardMap(s.ref.setup).to_physical(target)
+    s.decide(action="set_position", turn="light",
+             board={"light": list(board.light), "dark": list(board.dark), "bar": list(board.bar), "off": list(board.off)})
+    s.set_boards(list(target.board(0)), list(target.board(1)))
+    s.table.clock = "near"
+    s.snap()
+    s.roll("light", 2, 1)
+    s.play("light", "13/11 6/5")
+    s.end_turn("light")
+    assert s.codes() == [] and s.all_codes()[-2:] == ["MOVE", "END_OF_TURN"]

@@ -278,3 +278,22 @@ def test_automatic_double_on_a_tied_opening_in_money_play_only():
     assert "AUTO_DOUBLE" in money.all_codes() and money.ref.match.cube.value == 2
     assert "AUTO_DOUBLE" not in match.all_codes() and match.ref.match.cube.value == 1
     assert "OPENING_TIE_REROLL" in match.all_codes()
+
+
+# B30: where a take is set down
+def test_take_set_down_on_the_takers_side_of_the_board_counts_under_wb23_not_rg19():
+    def run(rules: str) -> Scenario:
+        s = opened(rules=rules)
+        s.double("dark")
+        s.script.hand(0, "cube")
+        s.table.cube = {"value": 2, "zone": "board", "side": "near"}  # moved to light's half, on the surface
+        s.snap()
+        s.script.no_hands()
+        s.snap()
+        return s
+
+    wb, rg = run("wbgf-2023"), run("usbgf-2019")
+    assert "TAKE" in wb.all_codes() and wb.ref.match.cube.owner == 0
+    assert "TAKE" not in rg.all_codes() and rg.ref.match.cube.offered_by is not None  # RG19 4.4.5.2: nothing decided yet
+    rg.take("light")  # set down off the playing surface on light's side
+    assert "TAKE" in rg.all_codes()

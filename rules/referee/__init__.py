@@ -9,7 +9,7 @@ Public API::
     ref.transcript()    # rules.matfile.MatMatch
 """
 
-from rules.referee.alerts import CATALOGUE, Alert, AlertSpec, Severity
+from rules.referee.alerts import CATALOGUE, Alert, AlertSpec, Severity, add_citations, register_alert
 from rules.referee.machine import Phase, Referee
 from rules.referee.profiles import Profile, get_profile, profile_names, register_profile
 from rules.referee.setup import DiceMode, EndSignal, MatchSetup, Orientation
@@ -32,6 +32,8 @@ __all__ = [
     "Alert",
     "AlertSpec",
     "Severity",
+    "add_citations",
+    "register_alert",
     "Phase",
     "Referee",
     "Profile",

@@ -129,6 +129,22 @@ _SPECS: list[AlertSpec] = [
 CATALOGUE: dict[str, AlertSpec] = {s.code: s for s in _SPECS}
 
 
+def register_alert(spec: AlertSpec) -> None:
+    """Add a code (e.g. the Welsh profile's DIGEST C.26 alerts); refuses to redefine an existing one."""
+    if spec.code in CATALOGUE:
+        raise ValueError(f"alert code {spec.code} is already in the catalogue; use add_citations to extend it")
+    _SPECS.append(spec)
+    CATALOGUE[spec.code] = spec
+
+
+def add_citations(code: str, family: str, cites: tuple[str, ...], severity: Severity | None = None) -> None:
+    """Make an existing code apply under another rule document (e.g. ``WEL``) with its sections."""
+    spec = CATALOGUE[code]
+    spec.cites[family] = cites
+    if severity is not None:
+        spec.severity_by_family[family] = severity
+
+
 @dataclass(frozen=True)
 class Alert:
     """One alert or event raised by the referee.

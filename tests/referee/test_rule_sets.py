@@ -297,3 +297,21 @@ def test_take_set_down_on_the_takers_side_of_the_board_counts_under_wb23_not_rg1
     assert "TAKE" not in rg.all_codes() and rg.ref.match.cube.offered_by is not None  # RG19 4.4.5.2: nothing decided yet
     rg.take("light")  # set down off the playing surface on light's side
     assert "TAKE" in rg.all_codes()
+
+
+def test_a_variant_can_add_its_own_alert_codes_and_citations():
+    from rules.referee import CATALOGUE, AlertSpec, Severity, add_citations, register_alert
+    from rules.referee.alerts import _SPECS
+
+    try:
+        register_alert(AlertSpec("TEST_VARIANT_ONLY", Severity.VIOL, "test", {"XYZ": ("XYZ R1",)}))
+        with pytest.raises(ValueError, match="already in the catalogue"):
+            register_alert(AlertSpec("ILLEGAL_MOVE", Severity.VIOL, "again", {}))
+        add_citations("ILLEGAL_MOVE", "XYZ", ("XYZ R7",))
+        assert CATALOGUE["ILLEGAL_MOVE"].cites_for("XYZ") == ("XYZ R7",)
+        assert CATALOGUE["ILLEGAL_MOVE"].cites_for("RG19")[0] == "RG19 4.2.3.1(a)"
+        assert CATALOGUE["TEST_VARIANT_ONLY"].applies("XYZ") and not CATALOGUE["TEST_VARIANT_ONLY"].applies("RG19")
+    finally:  # leave the shared catalogue as it was
+        CATALOGUE.pop("TEST_VARIANT_ONLY", None)
+        _SPECS[:] = [x for x in _SPECS if x.code != "TEST_VARIANT_ONLY"]
+        CATALOGUE["ILLEGAL_MOVE"].cites.pop("XYZ", None)

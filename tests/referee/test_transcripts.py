@@ -146,3 +146,15 @@ def test_other_seating_and_the_mirror_layout_give_the_same_record():
     points = json.loads(first_state)["points"]
     # the near (dark) player's 24-point is at the far-left... his back checkers sit on physical 13
     assert points[12]["dark"] == 2 and points[11]["light"] == 2
+
+
+@pytest.mark.parametrize("signal", ["bar_tap", "lift_dice"])
+def test_turns_ended_by_bar_tap_or_lifting_the_dice_give_the_same_record(signal):
+    from rules.referee import EndSignal
+    from sim.script import ScriptOptions
+
+    match = load(BUNDLED[2])
+    ref = referee_match(match, options=ScriptOptions(end_signal=EndSignal(signal)))
+    want, _ = expected_record(match)
+    assert [a.code for a in ref.alerts if a.severity.is_alert] == []
+    assert [g for g in want if g] == [g for g in recorded(ref) if g]

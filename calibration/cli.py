@@ -3,6 +3,7 @@
     gammonwatch calibrate charuco OUT.png                    # a board to print
     gammonwatch calibrate intrinsics IMAGES... --out camera.json
     gammonwatch calibrate board IMAGE [--corners X1,Y1,...] [--intrinsics camera.json] --out profile.json
+    gammonwatch calibrate overlay IMAGE PROFILE --out check.png   # draw points, bar, trays to check
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from calibration.board import CORNER_NAMES, BoardDimensions, parse_corners
 from calibration.errors import CalibrationError
@@ -67,7 +69,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--depth-cm", type=float, default=BoardDimensions.play_depth)
     p.add_argument("--bar-cm", type=float, default=BoardDimensions.bar_width)
     p.add_argument("--out", type=Path, help="profile to write (default: print it)")
+
+    p = sub.add_parser("overlay", help="draw a profile's points, bar and trays on an image to check it")
+    p.add_argument("image", type=Path)
+    p.add_argument("profile", type=Path)
+    p.add_argument("--out", type=Path, required=True, help="image to write (.png or .jpg)")
     return ap
+
+
+def draw_overlay(image: np.ndarray, profile: CalibrationProfile) -> np.ndarray:
+    """Point columns (numbered), bar and trays of a profile drawn on a copy of ``image``."""
+    from vision.geometry import bar_region, point_regions, tray_regions
+
+    out = image.copy()
+    for point, poly in point_regions(profile, stack_layers=0).items():
+        colour = (0, 200, 255) if point <= 12 else (255, 160, 0)
+        cv2.polylines(out, [poly.astype(np.int32)], True, colour, 1, cv2.LINE_AA)
+        cx, cy = poly.mean(axis=0)
+        cv2.putText(out, str(point), (int(cx) - 8, int(cy) + 5), cv2.FONT_HERSHEY_SIMPLEX, 0.45, colour, 1, cv2.LINE_AA)
+    cv2.polylines(out, [bar_region(profile).astype(np.int32)], True, (0, 0, 255), 2, cv2.LINE_AA)
+    for poly in tray_regions(profile).values():
+        cv2.polylines(out, [poly.astype(np.int32)], True, (0, 255, 0), 2, cv2.LINE_AA)
+    for i, (x, y) in enumerate(profile.corners):
+        cv2.circle(out, (int(x), int(y)), 5, (255, 0, 255), -1, cv2.LINE_AA)
+        cv2.putText(out, str(i + 1), (int(x) + 6, int(y) - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 0, 255), 2)
+    return out
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -87,6 +113,19 @@ def _run(args: argparse.Namespace) -> int:
         k = intr.camera_matrix
         print(f"wrote {args.out}: fx {k[0, 0]:.1f} fy {k[1, 1]:.1f} cx {k[0, 2]:.1f} cy {k[1, 2]:.1f}, "
               f"RMS {intr.rms_px:.3f} px from {intr.views_used} views")
+        return 0
+    if args.what == "overlay":
+        image = read_image(args.image)
+        profile = CalibrationProfile.load(args.profile)
+        h, w = image.shape[:2]
+        if (w, h) != profile.image_size:
+            raise CalibrationError(
+                f"{args.image} is {w}x{h} but {args.profile} was made for {profile.image_size[0]}x{profile.image_size[1]}; "
+                "use a frame of the same camera and resolution"
+            )
+        if not cv2.imwrite(str(args.out), draw_overlay(image, profile)):
+            raise CalibrationError(f"{args.out}: cannot write the image; give a writable .png or .jpg path")
+        print(f"wrote {args.out}")
         return 0
     # board
     image = read_image(args.image)

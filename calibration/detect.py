@@ -25,6 +25,7 @@ from calibration.errors import CornerError
 MAX_SIDE = 960
 MIN_AREA_FRAC = 0.04
 MAX_AREA_FRAC = 0.95
+OPEN_PX = 5
 EDGE_THRESHOLDS = ((50.0, 150.0), (20.0, 60.0), (8.0, 24.0))
 
 
@@ -102,7 +103,7 @@ def _halves_inside(image: npt.NDArray[np.uint8], outer: F64) -> list[F64]:
     rail = np.median(lab[band], axis=0)
     dist = np.linalg.norm(lab - rail, axis=2)
     free = (dist > 28).astype(np.uint8)
-    free = cv2.morphologyEx(free, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    free = cv2.morphologyEx(free, cv2.MORPH_OPEN, np.ones((OPEN_PX, OPEN_PX), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
     regions = sorted(((int(stats[i, cv2.CC_STAT_AREA]), i) for i in range(1, n)), reverse=True)
     out: list[tuple[float, Rect]] = []

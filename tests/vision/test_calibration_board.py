@@ -240,3 +240,20 @@ def test_cli_board_with_corners_outside_keeps_an_existing_profile(tmp_path: Path
     assert calibrate_main(["board", str(img), "--corners", "5000,650,180,650,300,120,980,120", "--out", str(out)]) == 2
     assert "outside the 1280x720 image" in capsys.readouterr().err
     assert out.read_text() == "precious"
+
+
+def test_cli_overlay_draws_the_profile_and_checks_the_size(tmp_path: Path, board_view, capsys) -> None:
+    import cv2
+
+    img = tmp_path / "frame.png"
+    cv2.imwrite(str(img), board_view.image)
+    profile = tmp_path / "profile.json"
+    CalibrationProfile.from_corners(board_view.true_corners(8), SIZE).save(profile)
+    out = tmp_path / "check.png"
+    assert calibrate_main(["overlay", str(img), str(profile), "--out", str(out)]) == 0
+    drawn = cv2.imread(str(out))
+    assert drawn.shape == board_view.image.shape and np.any(drawn != board_view.image)
+    small = tmp_path / "small.png"
+    cv2.imwrite(str(small), cv2.resize(board_view.image, (640, 360)))
+    assert calibrate_main(["overlay", str(small), str(profile), "--out", str(out)]) == 2
+    assert "made for 1280x720" in capsys.readouterr().err

@@ -31,6 +31,8 @@ class TableLayout:
     off: tuple[int, int] = (0, 0)
     # checkers of a colour that are in neither place (in a hand, out of play)
     elsewhere: tuple[int, int] = field(default=(0, 0))
+    # a moment of a hit: the hitter's checker is down before the blot is lifted (scripted video)
+    mixed_ok: bool = False
 
     def __post_init__(self) -> None:
         if len(self.points) != 24:
@@ -38,7 +40,7 @@ class TableLayout:
         for i, (a, b) in enumerate(self.points):
             if a < 0 or b < 0:
                 raise ValueError(f"point {i + 1}: negative checker count {(a, b)}")
-            if a and b:
+            if a and b and not self.mixed_ok:
                 raise ValueError(f"point {i + 1} holds checkers of both colours ({a} light, {b} dark)")
         for c in range(2):
             total = sum(p[c] for p in self.points) + self.bar[c] + self.off[c] + self.elsewhere[c]

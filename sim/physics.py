@@ -100,11 +100,12 @@ class World:
                                      deterministicOverlappingPairs=1, physicsClientId=client)
         w = cls(spec=spec, client=client)
         w._build_board()
+        for i, (n_light, n_dark) in enumerate(layout.points):
+            # both colours only at the moment of a hit: the later colour takes the next slots
+            slots = spec.checker_slots(i + 1, n_light + n_dark)
+            for k, pos in enumerate(slots):
+                w._add_checker(0 if k < n_light else 1, pos, f"p{i + 1}", k)
         for c in range(2):
-            for i, (n_light, n_dark) in enumerate(layout.points):
-                n = (n_light, n_dark)[c]
-                for k, pos in enumerate(spec.checker_slots(i + 1, n)):
-                    w._add_checker(c, pos, f"p{i + 1}", k)
             for k, pos in enumerate(spec.bar_slots(c, layout.bar[c])):
                 w._add_checker(c, pos, "bar", k)
             for k, pos in enumerate(spec.off_slots(c, layout.off[c])):

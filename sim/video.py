@@ -119,7 +119,7 @@ def _layout(rec: dict[str, Any]) -> Any:
     pts = tuple((int(p["light"]), int(p["dark"])) for p in rec["points"])
     bar = (int(rec.get("bar", {}).get("light", 0)), int(rec.get("bar", {}).get("dark", 0)))
     off = (int(rec.get("off", {}).get("light", 0)), int(rec.get("off", {}).get("dark", 0)))
-    return TableLayout(points=pts, bar=bar, off=off)
+    return TableLayout(points=pts, bar=bar, off=off, mixed_ok=True)
 
 
 def _die_key(d: dict[str, Any]) -> tuple[Any, ...]:

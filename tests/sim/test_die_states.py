@@ -175,3 +175,16 @@ def test_hand_proxy_lifts_a_die_and_places_it_flat(client):
     HandProxy(w).carry(w.dice[0], (-12.0, 3.0, SPEC.die / 2))
     lab = physics_label(w, w.dice[0], "left")
     assert lab.reason == "flat_board" and lab.value == 4 and lab.half == "left"
+
+
+def test_a_hit_in_progress_puts_both_colours_on_one_point(client):
+    pts = [(0, 0)] * 24
+    pts[2] = (1, 1)  # light has just landed on dark's blot on point 3
+    lay = TableLayout(points=tuple(pts), off=(14, 14), mixed_ok=True)
+    w = World.build(SPEC, lay, client=client, cube_zone="absent", rng=np.random.default_rng(0))
+    on3 = [c for c in w.checkers if w.bodies[c].place == "p3"]
+    assert sorted(w.bodies[c].colour for c in on3) == [0, 1]
+    a, b = (w.pose(c)[0] for c in on3)
+    assert np.linalg.norm(a[:2] - b[:2]) > SPEC.checker_d * 0.99  # side by side, not inside each other
+    with pytest.raises(ValueError, match="both colours"):
+        TableLayout(points=tuple(pts), off=(14, 14))

@@ -42,9 +42,10 @@ from starlette.websockets import WebSocketDisconnect
 
 from rules.referee.tablestate import TableStateError
 from server.engine import EngineError, EngineFactory
-from server.hub import LAGGED_CLOSE_CODE, Hub, Message
+from server.hub import HISTORY_KINDS, LAGGED_CLOSE_CODE, Hub, Message
 from server.live import Conflict, Live, NotFound
 from server.models import (
+    MAX_STATE_BYTES,
     AlertDecision,
     Announce,
     CorrectCube,
@@ -333,9 +334,13 @@ def _add_routes(app: FastAPI) -> None:
     async def post_state(
         table_id: IdParam,
         live: LiveDep,
+        request: Request,
         state: Annotated[dict[str, Any], Body(description="one table state (schemas/table_state.schema.json)")],
     ) -> dict[str, Any]:
         """Feed one table state to the table's referee; returns the alerts it raised."""
+        size = len(await request.body())
+        if size > MAX_STATE_BYTES:
+            raise HTTPException(413, f"table state of {size} bytes; at most {MAX_STATE_BYTES} are accepted")
         alerts = live.ingest(table_id, state)
         match = live.table(table_id).match
         return {"alerts": alerts, "states": match.states if match else 0}
@@ -438,8 +443,8 @@ def _add_routes(app: FastAPI) -> None:
     async def ws_table(websocket: WebSocket, table_id: str, delay: float = 0.0, kinds: str = "") -> None:
         """Live feed of one table. First message: ``snapshot``; then ``view``, ``alert``,
         ``alert_status``, ``table`` and ``frame`` messages, each with the table's ``seq`` (no gaps).
-        ``delay`` (seconds, <= 600) holds every message back for broadcasts; ``kinds`` (comma list)
-        filters the message types."""
+        ``delay`` (seconds, <= 600) holds every message back for broadcasts (with ``kinds=view,table``);
+        ``kinds`` (comma list) filters the message types."""
         await websocket.accept()
         live: Live = websocket.app.state.live
         wanted = frozenset(k for k in kinds.split(",") if k) or None
@@ -450,6 +455,8 @@ def _add_routes(app: FastAPI) -> None:
             problem = f"delay must be 0..{MAX_DELAY_S:.0f} seconds"
         elif wanted is not None and not wanted <= WS_KINDS:
             problem = f"kinds must be a comma list of {', '.join(sorted(WS_KINDS))}"
+        elif delay > 0 and not (wanted or WS_KINDS) <= HISTORY_KINDS:
+            problem = f"a delayed feed carries only {','.join(sorted(HISTORY_KINDS))}: add kinds=view,table"
         if problem:
             await websocket.close(code=4404 if "no table" in problem else 4400, reason=problem)
             return

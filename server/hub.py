@@ -48,11 +48,15 @@ class Subscriber:
         return self.kinds is None or kind in self.kinds
 
 
+HISTORY_KINDS = frozenset({"view", "table"})
+"""Kinds kept in the history for delayed (broadcast) feeds: what the overlay draws."""
+
+
 @dataclass
 class _Topic:
     seq: int = 0
     subscribers: set[Subscriber] = field(default_factory=set)
-    history: deque[Message] = field(default_factory=lambda: deque(maxlen=20000))
+    history: deque[Message] = field(default_factory=lambda: deque(maxlen=5000))
 
 
 class Hub:
@@ -82,7 +86,8 @@ class Hub:
         now = time.time() if ts is None else ts
         payload = {"type": kind, "table_id": topic, "seq": t.seq, "ts": now, **body}
         msg = Message(kind, t.seq, now, json.dumps(payload, separators=(",", ":")))
-        t.history.append(msg)
+        if kind in HISTORY_KINDS:
+            t.history.append(msg)
         horizon = now - self.history_seconds
         while t.history and t.history[0].ts < horizon:
             t.history.popleft()
@@ -113,7 +118,7 @@ class Hub:
         self._topic(sub.topic).subscribers.discard(sub)
 
     def history_since(self, topic: str, ts: float) -> list[Message]:
-        """Messages of ``topic`` published after ``ts`` still held in the history window."""
+        """Messages of ``topic`` (of the :data:`HISTORY_KINDS`) published after ``ts``, still held in the history."""
         return [m for m in self._topic(topic).history if m.ts > ts]
 
     def last_before(self, topic: str, kind: str, ts: float) -> Message | None:

@@ -89,6 +89,9 @@ def test_limits_unknown_ids_and_impossible_requests_get_clear_4xx(client, stream
     assert client.post("/api/tables", json={"id": "t1", "name": "again"}, headers=auth).status_code == 409
     huge = {"type": "table_state", "pad": "x" * 300_000}
     assert client.post("/api/tables/t1/states", json=huge, headers=auth).status_code == 413
+    big = {"type": "table_state", "pad": "x" * 70_000}  # under the request limit, over a table state's
+    r = client.post("/api/tables/t1/states", json=big, headers=auth)
+    assert r.status_code == 413 and "at most 65536" in r.json()["detail"]
     r = client.post("/api/tables/t1/matches", json={**_body(setup), "rules": "chess-960"}, headers=auth)
     assert r.status_code == 422 and "unknown rule set 'chess-960'" in r.json()["detail"]
     r = client.post("/api/tables/t1/matches", json={**_body(setup), "players": ["A" * 65, "B"]}, headers=auth)

@@ -74,7 +74,8 @@ def test_delayed_feed_holds_messages_back_and_filters_kinds(client, stream, auth
 
 def test_bad_websocket_requests_are_closed_with_a_reason(client, stream, start_table):
     start_table(client, stream[0])
-    for url, code in [("/ws/tables/nope", 4404), ("/ws/tables/t1?delay=9999", 4400), ("/ws/tables/t1?kinds=secrets", 4400)]:
+    for url, code in [("/ws/tables/nope", 4404), ("/ws/tables/t1?delay=9999", 4400), ("/ws/tables/t1?kinds=secrets", 4400),
+                      ("/ws/tables/t1?delay=5", 4400), ("/ws/tables/t1?delay=5&kinds=view,alert", 4400)]:
         with client.websocket_connect(url) as ws, pytest.raises(WebSocketDisconnect) as exc:
             ws.receive_json()
         assert exc.value.code == code, url

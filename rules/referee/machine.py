@@ -849,6 +849,12 @@ class Referee:
             seen = None
         evidence = tuple(f for f in (self.roll_frame, s.frame) if f is not None)
         conf = self.profile.confidence
+        if s.unclear and not any(h.over is HandOver.CHECKERS for h in s.hands):
+            # A5.13 escalates to A5.5: a checker left not clearly on any point at the end of the turn
+            where = ", ".join(f"near point {u.near_point}" if u.near_point else "on the board" for u in s.unclear)
+            self._emit("IMPOSSIBLE_POSITION", mover,
+                       f"A checker was left not clearly on any point ({where}) at the end of the turn. Place it clearly.",
+                       frame=s.frame, evidence=evidence, details={"unclear": [u.near_point for u in s.unclear]})
         legal_set = set(results)
         if seen is not None and seen in legal_set and s.settled and s.is_plain:
             # plain counts (no probabilities) that a legal play reaches: nothing to weigh

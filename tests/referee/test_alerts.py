@@ -643,3 +643,85 @@ def test_monitor_sets_a_position_and_play_continues_from_it():
     s.play("light", "13/11 6/5")
     s.end_turn("light")
     assert s.codes() == [] and s.all_codes()[-2:] == ["MOVE", "END_OF_TURN"]
+
+
+# ---------------------------------------------------------------- more of the RG19 4.2.3.1(b) class
+def _from(light: list[int], dark: list[int], turn: str = "light") -> Scenario:
+    from rules.position import Position
+
+    s = Scenario()
+    s.set_boards(light, dark)
+    p = s.player(turn)
+    s.ref.position = Position(light, dark, p)
+    s.ref.phase = s.ref.phase.PRE_ROLL
+    s.ref.turn = p
+    s.table.clock = s.script.seat(p)
+    s.snap()
+    return s
+
+
+START = [0, 0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0]
+
+
+def test_moving_on_the_field_while_on_the_bar():
+    light = list(START)
+    light[24], light[25] = 1, 1      # one back checker on the bar
+    s = _from(light, list(START))
+    s.roll("light", 6, 5)
+    s.play("light", "13/7 13/8")      # leaves the bar checker where it is
+    s.end_turn("light")
+    assert s.codes() == ["IMPOSSIBLE_MOVE"]
+    assert "MOVED_WHILE_ON_BAR" in s.last("IMPOSSIBLE_MOVE").details["sub_codes"]
+    near = _from(light, list(START))
+    near.roll("light", 6, 5)
+    near.play("light", "bar/20 13/7")
+    near.end_turn("light")
+    assert near.codes() == []
+
+
+def test_putting_ones_own_checker_on_the_bar():
+    s = opened()
+    s.roll("dark", 6, 4)
+    s.play("dark", "24/18 18/14")
+    s.shift("dark", 13, 25)
+    s.end_turn("dark")
+    assert s.codes() == ["IMPOSSIBLE_MOVE"]
+    assert "OWN_CHECKER_TO_BAR" in s.last("IMPOSSIBLE_MOVE").details["sub_codes"]
+
+
+def test_bearing_off_before_all_checkers_are_home():
+    light = [10, 2, 0, 0, 0, 0, 2, 0, 1] + [0] * 17   # one light checker still on the 8-point
+    dark = [0] * 13 + [15] + [0] * 12
+    s = _from(light, dark)
+    s.roll("light", 6, 1)
+    s.play("light", "6/off 8/7")
+    s.end_turn("light")
+    assert s.codes() == ["IMPOSSIBLE_MOVE"]
+    assert "BEAROFF_NOT_HOME" in s.last("IMPOSSIBLE_MOVE").details["sub_codes"]
+    near = _from(light, dark)
+    near.roll("light", 6, 1)
+    near.play("light", "8/2 2/1")
+    near.end_turn("light")
+    assert near.codes() == []
+
+
+def test_checker_left_not_clearly_on_a_point_at_the_end_of_the_turn():
+    s = Scenario()
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.script.hand(0, "clock")
+    s.table.clock = "far"
+    st = s.script.snap()
+    st.record["points"][4]["light"] = 1
+    st.record["unclear"] = [{"colour": "light", "count": 1, "near_point": 5}]
+    s.feed([st])
+    assert s.codes() == ["IMPOSSIBLE_POSITION", "MOVE_UNCONFIRMED"]
+
+
+def test_post_crawford_leader_may_not_double():
+    s = opened(score=(6, 3), crawford=False, crawford_done=True)   # light 1-away after the Crawford game
+    s.roll("dark", 6, 4)
+    s.play("dark", "24/18 18/14")
+    s.end_turn("dark")
+    s.double("light")
+    assert s.codes() == ["DEAD_CUBE_DOUBLE"]

@@ -141,7 +141,7 @@ def main(argv: list[str]) -> int:
         print(f"gammonwatch: monitor token (generated; set GAMMONWATCH_TOKEN to choose one): {settings.token}", flush=True)
     else:
         print("gammonwatch: monitor token from GAMMONWATCH_TOKEN", flush=True)
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level, ws="websockets")
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level, ws="auto")
     server = uvicorn.Server(config)
     try:
         server.run()

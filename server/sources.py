@@ -15,14 +15,17 @@ A source is an async iterator of :class:`SourceItem`: a table state (a JSON obje
 from __future__ import annotations
 
 import asyncio
-import json
+import logging
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from rules.referee.stream import BadRecord, read_stream
 from server.live import FrameInfo
+
+log = logging.getLogger("gammonwatch.serve")
 
 LIVE_PREFIXES = ("camera:", "video:", "rtsp://", "rtsps://", "images:")
 
@@ -69,26 +72,33 @@ class ReplaySource:
         self._lines = self._read()
 
     def _read(self) -> list[tuple[int, dict[str, Any]]]:
-        out = []
+        """The stream's records, read by the referee's own reader (``rules.referee.read_stream``).
+
+        A line that is not JSON or not a known record stops here with its line number; a table state
+        that breaks the schema is skipped with a warning naming the line, field and reason (the
+        referee would reject it too), so one bad frame does not stop a recording.
+        """
         try:
             text = self.path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise SourceError(f"{self.path}: cannot read it ({exc}); expected UTF-8 JSON lines") from exc
-        for lineno, line in enumerate(text.splitlines(), 1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SourceError(f"{self.path} line {lineno}: not JSON ({exc.msg}); each line must be one table state") from None
-            kind = obj.get("type") if isinstance(obj, dict) else None
-            if kind not in ("table_state", "match_setup", "announce"):
-                raise SourceError(
-                    f"{self.path} line {lineno}: expected an object with \"type\": \"table_state\" "
-                    f"(or \"match_setup\", \"announce\"); got {str(kind)!r}"
-                )
-            out.append((lineno, obj))
+        lines = ["" if line.lstrip().startswith("#") else line for line in text.splitlines()]
+        out: list[tuple[int, dict[str, Any]]] = []
+        for rec in read_stream(lines):
+            if isinstance(rec, BadRecord):
+                if rec.field in ("$", "type"):
+                    raise SourceError(f"{self.path} line {rec.line}: {rec.reason}; each line must be one "
+                                      "table_state, match_setup or announce object")
+                log.warning("%s line %d: table state skipped: %s: %s", self.path, rec.line, rec.field, rec.reason)
+            elif rec.kind == "table_state":
+                out.append((rec.line, rec.data.to_json()))
+            elif rec.kind == "match_setup":
+                out.append((rec.line, rec.data.to_json()))
+            elif rec.kind == "announce":
+                out.append((rec.line, rec.data))
+            else:
+                log.warning("%s line %d: a recorded monitor decision is not replayed; decide on the monitor page",
+                            self.path, rec.line)
         return out
 
     @property

@@ -120,6 +120,9 @@ def test_a_bad_replay_file_is_named_with_its_line(tmp_path, capsys):
     bad.write_text('{"type": "table_state"}\nnot json\n')
     assert main(["--replay", str(bad)]) == 2
     assert f"{bad} line 2: not JSON" in capsys.readouterr().err
+    bad.write_text('{"type": "table_state"}\n{"type": "chess_move"}\n')
+    assert main(["--replay", str(bad)]) == 2
+    assert f"{bad} line 2: must be table_state, match_setup, announce or monitor; got 'chess_move'" in capsys.readouterr().err
     assert main(["--replay", str(tmp_path / "missing.jsonl")]) == 2
     assert "no such file" in capsys.readouterr().err
 

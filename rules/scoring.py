@@ -23,6 +23,7 @@ __all__ = [
     "check_resignation",
     "claim_is_valid",
     "turns_to_finish",
+    "race_bounds",
 ]
 
 
@@ -126,7 +127,7 @@ def turns_to_finish(position: Position, player: int, roll: Dice | tuple[int, int
     start = position.with_turn(player)
     if done(start):
         return 0
-    frontier = {start}
+    frontier = [start]
     turns = 0
     while frontier:
         turns += 1
@@ -137,12 +138,64 @@ def turns_to_finish(position: Position, player: int, roll: Dice | tuple[int, int
                 if done(after):
                     return turns
                 following.add(after.with_turn(player))
-        if len(following) > _STATE_CAP:
+        frontier = list(following)
+        if len(frontier) > _STATE_CAP:
             raise ValueError(
                 f"claim test: more than {_STATE_CAP} positions after {turns} turns; position too far from the end"
             )
-        frontier = following
     raise ValueError("claim test: the goal cannot be reached")  # pragma: no cover - a race always ends
+
+
+def _goal_distance(position: Position, player: int, goal: str) -> int:
+    """Pips still to travel before ``goal`` can be reached (a lower bound on the pips to move)."""
+    board = position.board(player)
+    if goal == "all_off":
+        return sum(point * board[point] for point in range(1, BAR + 1))
+    if goal == "one_off":
+        outside = sum((point - 6) * board[point] for point in range(7, BAR + 1))
+        nearest = min((point for point in range(1, 7) if board[point]), default=0)
+        return outside + (nearest if outside == 0 else 1)
+    return sum((point - 18) * board[point] for point in range(19, BAR + 1))
+
+
+def race_bounds(position: Position, player: int, roll: Dice | tuple[int, int] | str, goal: str,
+                first_roll: Dice | tuple[int, int] | str | None = None) -> tuple[int, int]:
+    """(lower, upper) bounds on :func:`turns_to_finish` without searching.
+
+    Lower: the pips still to travel over the pips a turn moves (and, to bear all off, the checkers
+    left over the checkers a turn can bear off). Upper: the turns a greedy player needs, choosing
+    each turn the play that leaves the fewest pips to travel.
+    """
+    dice = Dice.coerce(roll)
+    first = Dice.coerce(first_roll) if first_roll is not None else dice
+    if _goal_done(position, player, goal):
+        return 0, 0
+    per_turn = sum(dice.moves)
+    first_turn = sum(first.moves)
+    distance = _goal_distance(position, player, goal)
+    lower = 1 if distance <= first_turn else 1 + -(-(distance - first_turn) // per_turn)
+    if goal == "all_off":
+        left = position.in_play(player)
+        lower = max(lower, 1 + max(0, -(-(left - len(first.moves)) // len(dice.moves))))
+    pos = position.with_turn(player)
+    turns = 0
+    while True:
+        turns += 1
+        options = pos.resulting_positions(first if turns == 1 else dice)
+        best = min(options, key=lambda p: (_goal_distance(p, player, goal), -p.borne_off(player)))
+        if _goal_done(best, player, goal):
+            return lower, max(lower, turns)
+        pos = best.with_turn(player)
+        if turns > 400:  # pragma: no cover - a race always ends
+            return lower, 10**6
+
+
+def _goal_done(pos: Position, player: int, goal: str) -> bool:
+    if goal == "all_off":
+        return pos.has_won(player)
+    if goal == "one_off":
+        return pos.borne_off(player) > 0
+    return not _loser_backgammoned(pos, player)
 
 
 def claim_is_valid(position: Position, claimant: int, kind: ResultKind,
@@ -162,10 +215,18 @@ def claim_is_valid(position: Position, claimant: int, kind: ResultKind,
     if position.is_contact():
         raise ResignationError("a claim needs contact to be broken", "RG19 4.5.2")
     opponent = 1 - claimant
-    mine = turns_to_finish(position, claimant, (1, 2), "all_off", first_roll=claimant_roll)
     goal = {ResultKind.SINGLE: "all_off", ResultKind.GAMMON: "one_off", ResultKind.BACKGAMMON: "escape"}[kind]
-    theirs = turns_to_finish(position, opponent, (6, 6), goal)
-    if kind is ResultKind.BACKGAMMON:
-        # a backgammon also needs the gammon: the opponent bears off nothing before the end
-        theirs = min(theirs, turns_to_finish(position, opponent, (6, 6), "one_off"))
+    goals = [goal] if kind is not ResultKind.BACKGAMMON else ["escape", "one_off"]
+    # bounds first (cheap); search only when they overlap
+    mine_lo, mine_hi = race_bounds(position, claimant, (1, 2), "all_off", first_roll=claimant_roll)
+    theirs_bounds = [race_bounds(position, opponent, (6, 6), g) for g in goals]
+    theirs_lo = min(lo for lo, _ in theirs_bounds)
+    theirs_hi = min(hi for _, hi in theirs_bounds)
+    if mine_hi <= theirs_lo:
+        return True
+    if mine_lo > theirs_hi:
+        return False
+    mine = turns_to_finish(position, claimant, (1, 2), "all_off", first_roll=claimant_roll)
+    # a backgammon also needs the gammon: the opponent must bear off nothing before the end
+    theirs = min(turns_to_finish(position, opponent, (6, 6), g) for g in goals)
     return mine <= theirs

@@ -97,3 +97,31 @@ def test_claim_of_a_single_game_loses_a_long_race() -> None:
 def test_claim_needs_broken_contact() -> None:
     with pytest.raises(ResignationError, match="RG19 4.5.2"):
         claim_is_valid(Position.start(), 0, ResultKind.SINGLE)
+
+
+@pytest.mark.parametrize(
+    ("points", "goal", "roll"),
+    [
+        ({1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2}, "all_off", (1, 2)),
+        ({6: 2, 5: 2, 4: 2}, "all_off", (1, 2)),
+        ({1: 1, 3: 1, 5: 3, 6: 1}, "all_off", (1, 2)),
+        ({9: 2, 8: 1, 2: 3}, "one_off", (6, 6)),  # already has checkers off: 0 turns
+        ({9: 5, 8: 5, 2: 5}, "one_off", (6, 6)),
+        ({20: 2, 12: 3, 6: 4}, "escape", (6, 6)),
+        ({20: 2, 12: 3, 6: 4}, "all_off", (6, 6)),
+    ],
+)
+def test_race_bounds_enclose_the_searched_number_of_turns(points: dict[int, int], goal: str,
+                                                          roll: tuple[int, int]) -> None:
+    from rules.scoring import race_bounds
+
+    pos = Position.from_points(points, {1: 2})
+    low, high = race_bounds(pos, 0, roll, goal)
+    exact = turns_to_finish(pos, 0, roll, goal)
+    assert low <= exact <= high
+
+
+def test_claim_far_from_the_end_is_decided_by_the_bounds_quickly() -> None:
+    # 15 checkers on points 6-10: the claimant's 1-2 needs 40 turns; a full search takes minutes
+    pos = Position.from_points({6: 3, 7: 3, 8: 3, 9: 3, 10: 3}, {6: 15})
+    assert not claim_is_valid(pos, 0, ResultKind.SINGLE)

@@ -543,6 +543,17 @@ class MatchState:
             results=(*self.results, result),
         )
 
+    def resign(self, loser: Player, kind: ResultKind = ResultKind.SINGLE) -> MatchState:
+        """``loser`` concedes the game as a single game, gammon or backgammon and the concession is
+        accepted (RG19 4.5.1); scored like a finished game of that kind. Whether the position
+        allows the concession is :func:`rules.scoring.check_resignation`'s question."""
+        if self.cube.offered_by is not None and self.cube.offered_by is not loser:
+            raise OfferPendingError(
+                f"{loser.name} faces a double: take or pass it (a pass concedes at {self.cube.value})"
+            )
+        state = self if self.cube.offered_by is None else replace(self, cube=replace(self.cube, offered_by=None))
+        return state.end_game(loser.other, kind, Termination.RESIGN)
+
     def forfeit(self, winner: Player) -> MatchState:
         """The opponent of ``winner`` abandons the match: ``winner`` is credited the points he
         needed and wins it (online sites record this as 'Wins N point and the match'). Not a

@@ -181,8 +181,10 @@ def rules_for(match: MatMatch, dead_cube: DeadCubeRule = DeadCubeRule.RG19, *,
         limit = value if value > 0 and value & (value - 1) == 0 else None
     crawford = (match.header("Crawford", "On") or "On").strip().lower() not in ("off", "no", "false", "0")
     if match.length == 0:
-        rules = MatchRules.money_play(jacoby=(match.header("Jacoby", "Off") or "").lower() in ("on", "yes", "true"))
-        return replace(rules, cube_limit=limit)
+        # a money transcript that records a beaver was played with beavers on (STD Optional-2)
+        beavers = any(e.kind is EntryKind.BEAVER for g in match.games for e in g.entries)
+        jacoby = (match.header("Jacoby", "Off") or "").lower() in ("on", "yes", "true")
+        return replace(MatchRules.money_play(jacoby=jacoby, beavers=beavers), cube_limit=limit)
     if money_16 and is_galaxy_money_game(match):
         return replace(MatchRules.money_play(jacoby=True), cube_limit=limit)
     return MatchRules(length=match.length, crawford=crawford, dead_cube=dead_cube, cube_limit=limit)

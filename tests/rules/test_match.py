@@ -175,3 +175,19 @@ def test_bad_settings_are_rejected_with_a_reason() -> None:
         MatchState.new(5, score=(5, 0))
     with pytest.raises(ValueError, match="power of two"):
         MatchRules(length=5, cube_limit=3)
+
+
+def test_resignation_scores_the_conceded_kind_rg19_4_5_1() -> None:
+    m = MatchState.new(7).double(A).take(B).resign(A, ResultKind.GAMMON)
+    assert m.score == (0, 4)
+    assert m.results[-1].termination is Termination.RESIGN
+    with pytest.raises(OfferPendingError):
+        MatchState.new(7).double(A).resign(B)  # a doubled player passes instead
+    assert MatchState.new(7).double(A).resign(A).score == (0, 1)  # the doubler gives up
+
+
+def test_forfeit_credits_the_points_needed() -> None:
+    m = MatchState.new(5, score=(1, 2)).forfeit(A)
+    assert m.winner is A and m.score == (5, 2)
+    with pytest.raises(ValueError, match="money"):
+        MatchState.new(0).forfeit(A)

@@ -281,3 +281,19 @@ def test_exported_mat_imports_into_gnubg_with_the_same_moves(tmp_path: Path) -> 
     for src, dst in back.items():
         original = DATA / (src.stem + ".txt")
         assert move_trace(load(dst)) == move_trace(load(original)), src.name
+
+
+def test_money_session_with_a_beaver_std_optional_2() -> None:
+    text = transcript(
+        0,
+        game(1, 0, 0,
+             "  1) 31: 8/5 6/5                  Doubles => 2\n"
+             "  2)  Beavers => 4                 Drops\n"
+             "      Wins 2 point\n"),
+    )
+    report = replay_match(loads(text))
+    assert report.irregularities == []
+    assert report.final_score == (2, 0) and report.winner_name == "alice"
+    # the same beaver in match play is a cube irregularity (RG19 4.4.10)
+    match_play = replay_match(loads(text.replace("0 point match", "5 point match")))
+    assert [(i.kind, i.rule) for i in match_play.irregularities][:1] == [("cube", "RG19 4.4.10")]

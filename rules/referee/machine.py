@@ -114,6 +114,7 @@ class Referee:
         self.pending: PendingIllegal | None = None
         self.setup_error: int | None = None  # alert id of an open starting-position error
         self.fast_rolls: dict[int, int] = {0: 0, 1: 0}
+        self.fast_grabs: dict[int, int] = {0: 0, 1: 0}
         self.lift_warnings: dict[int, int] = {0: 0, 1: 0}
         self.games: list[_GameLog] = [_GameLog(self.match.game, self.match.score)]
         self.starter: int | None = None
@@ -645,11 +646,17 @@ class Referee:
         if grabbed and f"grab-{other}" not in self._touched_turn:
             self._touched_turn.add(f"grab-{other}")
             if self.profile.fast_grab_rule:
+                count = self._grab(other)
+                if self.profile.family == "RG19":
+                    penalty = ("point it out; a repeat calls for the TD's warning" if count == 1 else
+                               "call the TD for a warning" if count == 2 else
+                               "30 s of reserve (down to 1 s if less is left) with a timed clock; "
+                               "the offender may instead roll early and take the fast-roll consequences")
+                else:
+                    penalty = "with a clock the offender loses his delay on his next turn (WB23 4.1(v)(b))"
                 self._emit("FAST_GRAB", other,
                            f"{self._name(other)} picked up the dice before {self._name(mover)} ended his turn.",
-                           frame=s.frame, details={"count": self.fast_rolls[other] + 1,
-                                                   "penalty": "warning first; then 30 s of reserve each time (RG19 4.1.8.2)"
-                                                   if self.profile.family == "RG19" else "loses his delay next turn (WB23 4.1(v)(b))"})
+                           frame=s.frame, details={"count": count, "penalty": penalty})
             elif self.profile.off_turn_die_touch:
                 self._emit("OFF_TURN_DIE_TOUCH", other, f"{self._name(other)} touched the live dice during the opponent's turn.",
                            frame=s.frame)
@@ -678,6 +685,10 @@ class Referee:
                 self._judged_roll = False
             return True
         return False
+
+    def _grab(self, player: int) -> int:
+        self.fast_grabs[player] += 1
+        return self.fast_grabs[player]
 
     def _settling(self, s: TableState, prev: TableState | None, mover: int, new_roll: bool) -> None:
         dice = self._roll_dice(s, mover)

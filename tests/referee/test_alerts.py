@@ -279,6 +279,17 @@ def test_fast_grab_of_the_shared_dice():
     near = opened()
     near.hand("dark", "dice")
     assert near.codes() == []
+    # each further grab escalates (RG19 4.1.8.2): warning, then 30 s of reserve
+    s.end_turn("light")
+    for dark_play, light_play in (("24/18 18/14", "13/11 6/5"), ("13/7 13/9", "8/6 24/23")):
+        turn(s, "dark", (6, 4), dark_play)
+        s.roll("light", 2, 1)
+        s.play("light", light_play)
+        s.hand("dark", "dice")
+        s.end_turn("light")
+    grabs = [a for a in s.alerts if a.code == "FAST_GRAB"]
+    assert [a.details["count"] for a in grabs] == [1, 2, 3]
+    assert "30 s" in grabs[-1].details["penalty"]
 
 
 # ---------------------------------------------------------------- cube (A4, A7)
@@ -725,3 +736,20 @@ def test_post_crawford_leader_may_not_double():
     s.end_turn("dark")
     s.double("light")
     assert s.codes() == ["DEAD_CUBE_DOUBLE"]
+
+
+def test_fast_roll_reroll_decision_voids_the_early_roll():
+    s = Scenario()
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.roll("dark", 6, 4)                       # premature (he also grabbed the dice to do it)
+    s.end_turn("light")                        # light presses his clock and asks for a reroll
+    assert s.ref.dice == (6, 4)
+    s.decide(action="reroll", alert=s.last("FAST_ROLL").id)
+    assert s.ref.dice is None and s.ref.phase.value == "rolling"
+    s.roll("dark", 5, 2)
+    s.play("dark", "13/8 13/11")
+    s.end_turn("dark")
+    moves = [a.details["dice"] for a in s.alerts if a.code == "MOVE"]
+    assert moves == [[3, 1], [5, 2]]
+    assert s.codes() == ["FAST_GRAB", "FAST_ROLL"]

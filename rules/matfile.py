@@ -112,6 +112,8 @@ class MatGame:
     score: tuple[int, int]
     """The score line before the game, as written."""
     entries: tuple[MatEntry, ...]
+    crawford_marked: bool = False
+    """The game header says 'Crawford' (some writers mark the Crawford game so)."""
 
     @property
     def actions(self) -> tuple[MatEntry, ...]:
@@ -142,7 +144,7 @@ class MatMatch:
 
 _HEADER_RE: Final = re.compile(r'^;\s*\[\s*([^"\]]+?)\s+"(.*)"\s*\]\s*$')
 _LENGTH_RE: Final = re.compile(r"^\s*(\d+)\s+point\s+match\s*$", re.IGNORECASE)
-_GAME_RE: Final = re.compile(r"^\s*Game\s+(\d+)\s*$", re.IGNORECASE)
+_GAME_RE: Final = re.compile(r"^\s*Game\s+(\d+)\s*(\(?\s*Crawford(?:\s+game)?\s*\)?)?\s*$", re.IGNORECASE)
 _SCORE_RE: Final = re.compile(r"^\s*(?P<n1>.*?)\s*:\s*(?P<s1>\d+)(?P<gap>\s+)(?P<n2>.*?)\s*:\s*(?P<s2>\d+)\s*$")
 _ROW_RE: Final = re.compile(r"^\s*(\d+)\)(.*)$")
 _ENTRY_START_RE: Final = re.compile(
@@ -178,6 +180,7 @@ def load(path: str | Path) -> MatMatch:
 class _GameBuilder:
     number: int
     line: int
+    crawford: bool = False
     score: tuple[int, int] | None = None
     split: int = 20
     entries: list[MatEntry] = field(default_factory=list)
@@ -197,7 +200,8 @@ def loads(text: str, source: str = "<string>") -> MatMatch:
         nonlocal current
         if current is not None:
             assert current.score is not None
-            games.append(MatGame(current.number, current.line, current.score, _fix_loss_sides(current.entries)))
+            games.append(MatGame(current.number, current.line, current.score, _fix_loss_sides(current.entries),
+                                 crawford_marked=current.crawford))
             current = None
 
     lines = text.splitlines()
@@ -224,7 +228,7 @@ def loads(text: str, source: str = "<string>") -> MatMatch:
         g = _GAME_RE.match(line)
         if g:
             finish()
-            current = _GameBuilder(number=int(g.group(1)), line=lineno)
+            current = _GameBuilder(number=int(g.group(1)), line=lineno, crawford=bool(g.group(2)))
             continue
         if current is None:
             raise MatSyntaxError(source, lineno, line, "'Game 1' after the match length line")
@@ -313,7 +317,7 @@ def _parse_entry(text: str, player: Player, row: int | None, lineno: int, source
             play = Play.parse(body)
         except ValueError as exc:
             raise MatSyntaxError(
-                source, lineno, text, f"a play such as '24/18 13/11', 'bar/22*', '6/off', '8/5(2)' ({exc})"
+                source, lineno, text, "a play such as '24/18 13/11', 'bar/22*', '6/off' or '8/5(2)' after the dice"
             ) from exc
         return MatEntry(EntryKind.ROLL, player, row, lineno, dice=dice, play=play, text=text)
     m = _CUBE_RE.match(text)

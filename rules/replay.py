@@ -252,6 +252,10 @@ class _Replayer:
                     game, None, None, "score", f"score line {game.score[0]}-{game.score[1]}", "RG19 4.6.3",
                     f"{state.score[0]}-{state.score[1]} (the score the results of the previous games give)",
                 )
+            if game.crawford_marked != state.crawford and (game.crawford_marked or state.crawford):
+                if game.crawford_marked:
+                    self.note(game, None, "the file marks this game 'Crawford' but the score "
+                              f"{state.score[0]}-{state.score[1]} does not make it the Crawford game (RG19 4.4.7)")
             state = self.replay_game(game, state, last=index == len(match.games) - 1)
         self.report.games = len(match.games)
         self.report.winner = state.winner

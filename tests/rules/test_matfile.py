@@ -143,3 +143,10 @@ def test_writer_output_reads_back_to_the_same_entries(name: str) -> None:
     # empty names become placeholders in score lines only; the header keeps the original
     if "" in original.players:
         assert again.header("Player 1") == original.header("Player 1")
+
+
+def test_crawford_marker_in_the_game_header_is_read() -> None:
+    text = "3 point match\n Game 3 (Crawford)\n a : 2   b : 0\n  1) 31: 8/5 6/5\n"
+    m = loads(text)
+    assert m.games[0].crawford_marked and m.games[0].number == 3
+    assert not loads(GALAXY).games[0].crawford_marked

@@ -666,6 +666,9 @@ class Referee:
                 roller = self._roller(rolling, other)
                 if roller == mover:
                     return False
+            halves = {d.half for _, d in rolling if d.half is not None}
+            if halves and self._right_half(other) not in halves and not self.profile.left_side_permission:
+                return False  # dice moving on the mover's side: he is sliding his own live dice (RG19 4.1.2)
             self.fast_rolls[other] += 1
             options: list[str]
             if self.profile.fast_roll is FastRoll.VOID:

@@ -753,3 +753,18 @@ def test_fast_roll_reroll_decision_voids_the_early_roll():
     moves = [a.details["dice"] for a in s.alerts if a.code == "MOVE"]
     assert moves == [[3, 1], [5, 2]]
     assert s.codes() == ["FAST_GRAB", "FAST_ROLL"]
+
+
+def test_the_mover_sliding_his_own_dice_is_not_a_premature_roll():
+    s = Scenario()
+    s.opening("light", 3, 1)
+    s.table.dice = [dict(d, state="rolling", value=None) for d in s.table.dice]  # dice moving...
+    for d in s.table.dice:
+        d["half"] = "right"  # ...on light's own side, where he may slide them (RG19 4.1.2)
+    s.snap()
+    s.table.dice = [dict(d, state="at_rest", value=v, reason="flat_board") for d, v in zip(s.table.dice, (3, 1), strict=True)]
+    s.snap()
+    s.play("light", "8/5 6/5")
+    s.end_turn("light")
+    assert s.codes() == []
+    assert "FAST_ROLL" not in s.all_codes()

@@ -70,7 +70,7 @@ class Scene:
 
 def make_scene(rng: np.random.Generator, *, mix: dict[str, float] | None = None, layout: TableLayout | None = None,
                spec: TableSpec | None = None, client: int | None = None, target: str | None = None,
-               run_erase: bool = True) -> Scene:
+               run_erase: bool = True, attempts: int = 3) -> Scene:
     mix = mix or DEFAULT_MIX
     spec = spec or TableSpec.sample(rng)
     if layout is None:
@@ -92,14 +92,26 @@ def make_scene(rng: np.random.Generator, *, mix: dict[str, float] | None = None,
         target = str(rng.choice(names, p=np.array([mix[n] for n in names])))
     world.throw(world.dice, rolled_half, rng)
     settled = world.settle()
+    attempts_used = 0
     if target != "throw":
-        place_die(world, world.dice[0], target, rolled_half, rng)
-        settled = world.settle() and settled
+        # a construction only aims; up to `attempts` tries from the same thrown scene until physics
+        # agrees, and the label is physics' in any case
+        snap = world.snapshot()
+        for attempt in range(max(1, attempts)):
+            if attempt:
+                world.restore(snap)
+            attempts_used = attempt + 1
+            place_die(world, world.dice[0], target, rolled_half, rng)
+            ok = world.settle()
+            world.sleep_resting()
+            if physics_label(world, world.dice[0], rolled_half, run_erase=run_erase).reason == target:
+                break
+        settled = ok and settled
     world.sleep_resting()
     scene = Scene(world=world, layout=layout, roller=roller, rolled_half=rolled_half, target=target,
                   cube_zone=zone, settled=settled,
                   params={"friction": round(friction, 4), "restitution": round(restitution, 4),
-                          "dice_shared": shared})
+                          "dice_shared": shared, "construction_attempts": attempts_used})
     scene.dice_labels = [physics_label(world, d, rolled_half, run_erase=run_erase) for d in world.dice]
     if world.cube is not None:
         scene.cube_value = cube_face_up(world.pose(world.cube)[1])

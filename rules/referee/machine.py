@@ -423,10 +423,22 @@ class Referee:
     def _cube_checks(self, s: TableState, prev: TableState | None) -> None:
         cube = s.cube
         if cube is None or prev is None or prev.cube is None:
-            if cube is not None and prev is None:
-                return
             return
         mover = self.turn
+        # A7.8: an owned cube must show its correct value (RG19 4.4.3, 4.4.9)
+        owner = self.match.cube.owner
+        wrong_face = (
+            owner is not None
+            and self.phase in (Phase.PRE_ROLL, Phase.ROLLING, Phase.MOVING)
+            and not self.cube_void
+            and cube.zone is self._cube_home_zone()
+            and cube.value != self.match.cube.value
+            and not any(h.over is HandOver.CUBE for h in s.hands)
+        )
+        if self._latch("cube-face", wrong_face):
+            assert owner is not None
+            self._emit("CUBE_WRONG_LEVEL", int(owner), f"The cube shows {cube.value}; its value is {self.match.cube.value}. Turn it back.",
+                       frame=s.frame, details={"shown": cube.value, "correct": self.match.cube.value})
         # RG19 4.4.4.2 / WB23 4.4(ii): touching the cube when doubling is legal is a double; it is
         # reported when the hand leaves the cube without offering it (an offer reports itself)
         strict = self.profile.double_act is DoubleAct.TOUCH

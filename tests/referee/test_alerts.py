@@ -768,3 +768,26 @@ def test_the_mover_sliding_his_own_dice_is_not_a_premature_roll():
     s.end_turn("light")
     assert s.codes() == []
     assert "FAST_ROLL" not in s.all_codes()
+
+
+def test_an_owned_cube_showing_the_wrong_value():
+    s = opened()
+    s.double("dark")
+    s.take("light")
+    s.table.cube = {"value": 4, "zone": "near"}  # light's cube turned to 4 without a double
+    s.snap()
+    assert s.codes() == ["CUBE_WRONG_LEVEL"]
+    n = opened()
+    n.double("dark")
+    n.take("light")
+    n.snap()
+    assert n.codes() == []
+
+
+def test_docs_alerts_md_holds_the_current_catalogue():
+    from pathlib import Path
+
+    from rules.referee.alerts import catalogue_markdown
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "alerts.md").read_text()
+    assert catalogue_markdown() in docs

@@ -855,7 +855,11 @@ class Referee:
         if d in (Deadline.FIFTH_VALID_ROLL, Deadline.FIFTH_ROLL):
             closed = double_by is None and self.valid_rolls >= 5
         elif d is Deadline.STARTER_SECOND_TURN:
-            closed = self.turn == self.starter and (self.valid_rolls >= 2 or double_by is not None) and self.valid_rolls >= 1 and (double_by is not None or self.valid_rolls > 1)
+            # WB23 4.2(iv): the starter begins his second turn by a valid roll or a valid double
+            if double_by is not None:
+                closed = double_by == self.starter
+            else:
+                closed = self.turn == self.starter and self.valid_rolls > 1
         if closed:
             self.setup_error = None
             self._emit("SETUP_ERROR_WINDOW_CLOSED", None, "The starting-position error can now be corrected only if both players agree.", frame=frame)

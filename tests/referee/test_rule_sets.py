@@ -315,3 +315,19 @@ def test_a_variant_can_add_its_own_alert_codes_and_citations():
         CATALOGUE.pop("TEST_VARIANT_ONLY", None)
         _SPECS[:] = [x for x in _SPECS if x.code != "TEST_VARIANT_ONLY"]
         CATALOGUE["ILLEGAL_MOVE"].cites.pop("XYZ", None)
+
+
+def test_wb23_setup_window_also_closes_when_the_starter_doubles_in_his_second_turn():
+    s = Scenario(rules="wbgf-2023")
+    s.table.boards[0][13] -= 1
+    s.table.boards[0][11] += 1
+    s.snap()
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.end_turn("light")
+    s.roll("dark", 6, 4)
+    s.play("dark", "24/18 18/14")
+    s.end_turn("dark")
+    assert "SETUP_ERROR_WINDOW_CLOSED" not in s.all_codes()
+    s.double("light")
+    assert "SETUP_ERROR_WINDOW_CLOSED" in s.all_codes()

@@ -59,6 +59,10 @@ class FrameInfo:
     height: int
     detections: list[dict[str, Any]]
 
+    def meta(self) -> dict[str, Any]:
+        """What the pages get (the JPEG itself is fetched from ``/api/tables/{id}/frame.jpg``)."""
+        return {"frame_id": self.frame_id, "width": self.width, "height": self.height, "detections": self.detections}
+
 
 @dataclass
 class MatchRecord:
@@ -284,11 +288,7 @@ class Live:
         """Show a camera frame with its detections on the monitor page (latest only; not logged)."""
         t = self.table(table_id)
         t.frame = frame
-        self.hub.publish(
-            table_id,
-            "frame",
-            {"frame": {"frame_id": frame.frame_id, "width": frame.width, "height": frame.height, "detections": frame.detections}},
-        )
+        self.hub.publish(table_id, "frame", {"frame": frame.meta()})
 
     # ----------------------------------------------------------------------------- views
     def view(self, table_id: str) -> dict[str, Any]:
@@ -316,7 +316,10 @@ class Live:
         return list(t.match.alerts.values()) if t.match else []
 
     def snapshot(self, table_id: str) -> dict[str, Any]:
-        return {"view": self.view(table_id), "alerts": self.alerts(table_id)}
+        """What a new WebSocket subscriber starts from: the view, the alerts and the latest camera frame."""
+        frame = self.table(table_id).frame
+        return {"view": self.view(table_id), "alerts": self.alerts(table_id),
+                "frame": None if frame is None else frame.meta()}
 
     def transcript(self, match_id: str) -> str:
         return self.match(match_id).engine.transcript_mat()

@@ -130,6 +130,7 @@
       case "snapshot":
         for (const a of msg.alerts) addAlert(a, false);
         render(msg.view);
+        if (msg.frame) showFrame(msg.frame);
         break;
       case "view":
         render(msg.view);
@@ -219,7 +220,7 @@
     $("no-camera").hidden = true;
     img.src = `/api/tables/${tableId}/frame.jpg?f=${f.frame_id}`;
     const det = $("camera-det");
-    det.hidden = false;
+    det.removeAttribute("hidden");  // an SVG element has no .hidden property
     det.setAttribute("viewBox", `0 0 ${f.width} ${f.height}`);
     det.innerHTML = "";
     for (const d of f.detections || []) {
@@ -228,7 +229,9 @@
       Object.entries({ x: x1, y: y1, width: x2 - x1, height: y2 - y1, class: "det " + (d.valid === false ? "invalid" : "") }).forEach(([k, val]) => r.setAttribute(k, val));
       det.appendChild(r);
       const t = document.createElementNS("http://www.w3.org/2000/svg", "text");
-      t.setAttribute("x", x1); t.setAttribute("y", y1 - 4); t.setAttribute("class", "det-label");
+      const below = d.valid === false;  // invalid dice labelled under their box, so neighbours' labels do not collide
+      t.setAttribute("x", x1); t.setAttribute("y", below ? y2 + 22 : y1 - 6);
+      t.setAttribute("class", "det-label" + (d.valid === false ? " invalid" : ""));
       t.textContent = d.label + (d.confidence != null ? " " + d.confidence.toFixed(2) : "");
       det.appendChild(t);
     }

@@ -86,6 +86,12 @@ class Server:
 
 
 @pytest.fixture
+def port() -> int:
+    """A free TCP port on 127.0.0.1."""
+    return free_port()
+
+
+@pytest.fixture
 def server_process() -> type[Server]:
     """The class that runs ``gammonwatch serve`` in a subprocess (``Server(db, *args)``)."""
     return Server

@@ -135,6 +135,51 @@ def test_overlay_renders_on_a_transparent_background(browser, live_server, strea
     assert (alpha == 0).mean() > 0.2
 
 
+def test_camera_frame_and_detections_from_the_pipeline_api(browser, tmp_path, stream, port):
+    """A pipeline in the server's process (``create_app(background=[...])``) shows a frame with boxes."""
+    import threading
+
+    import uvicorn
+
+    from server.app import Settings, create_app
+    from server.live import FrameInfo, Live
+    from server.models import MatchCreate, TableCreate
+
+    setup, states = stream
+    img = np.full((360, 640, 3), (40, 90, 50), np.uint8)
+    jpeg = cv2.imencode(".jpg", img)[1].tobytes()
+    boxes = [{"box": [300, 160, 320, 180], "label": "die 3", "confidence": 0.98, "valid": True},
+             {"box": [330, 162, 350, 182], "label": "die 1 cocked", "confidence": 0.91, "valid": False}]
+
+    async def pipeline(live: Live) -> None:
+        live.create_table(TableCreate(id="cam", name="Camera table", source="camera:0"))
+        live.start_match("cam", MatchCreate(players=setup["players"], length=setup["length"], end_signal="clock"))
+        for s in states[:5]:
+            live.ingest("cam", s)
+        live.set_frame("cam", FrameInfo(states[4]["frame"], jpeg, 640, 360, boxes))
+
+    server = uvicorn.Server(uvicorn.Config(create_app(Settings(db=str(tmp_path / "cam.db"), token="t"), [pipeline]),
+                                           host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        page = browser.new_page()
+        for _ in range(100):
+            if server.started:
+                break
+            page.wait_for_timeout(100)
+        page.goto(f"http://127.0.0.1:{port}/monitor?table=cam")
+        page.wait_for_selector("#camera-img:not([hidden])")
+        assert page.locator("#no-camera").is_hidden()
+        assert page.locator("#camera-det rect.det").count() == 2
+        assert page.locator("#camera-det rect.det.invalid").count() == 1
+        assert page.locator("#camera-det").is_visible()
+        assert page.evaluate("document.querySelector('#camera-img').naturalWidth") == 640
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
 def test_overlay_layouts_by_query_parameter(browser, live_server, stream):
     post_states(live_server, stream[1][:5])
     page = browser.new_page()

@@ -52,7 +52,8 @@ def test_a_vision_thread_feeds_states_and_frames_through_a_feeder(db, stream):
         r = c.get("/api/tables/cam1/frame.jpg")
         assert r.status_code == 200 and r.content == jpeg
         with c.websocket_connect("/ws/tables/cam1") as ws:
-            assert ws.receive_json()["type"] == "snapshot"
+            snap = ws.receive_json()
+            assert snap["type"] == "snapshot" and snap["frame"]["detections"][0]["label"] == "die 4"
 
 
 def test_replay_source_paces_by_timestamps_and_resumes_after_skipped_states(tmp_path, stream):

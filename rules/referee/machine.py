@@ -162,6 +162,8 @@ class Referee:
         """A spoken act entered by an operator or a microphone (DIGEST A.0 principle 4): ``resign``."""
         start = len(self.alerts)
         kind = act.get("act")
+        if kind in ("resign", "forfeit") and self.phase in (Phase.GAME_OVER, Phase.MATCH_OVER):
+            raise ValueError(f"no game in progress to {kind} (the {'match' if self.phase is Phase.MATCH_OVER else 'game'} is over)")
         if kind == "resign":
             colour = Colour(act["player"])
             loser = self.setup.player_of(colour)

@@ -791,3 +791,12 @@ def test_docs_alerts_md_holds_the_current_catalogue():
 
     docs = (Path(__file__).resolve().parents[2] / "docs" / "alerts.md").read_text()
     assert catalogue_markdown() in docs
+
+
+def test_a_resignation_after_the_game_ended_is_refused():
+    s = opened(length=1)
+    s.ref.announce({"act": "resign", "player": "dark", "kind": "single"})
+    with pytest.raises(ValueError, match="no game in progress"):
+        s.ref.announce({"act": "resign", "player": "dark", "kind": "single"})
+    with pytest.raises(ValueError, match="understands 'resign' and 'forfeit'"):
+        Scenario().ref.announce({"act": "sing"})

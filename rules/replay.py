@@ -38,8 +38,9 @@ from rules.match import (
     Termination,
 )
 from rules.matfile import EntryKind, MatEntry, MatGame, MatMatch, MatSyntaxError, dumps, load
-from rules.movegen import LegalPlays, apply_play
-from rules.position import Position
+from rules.movegen import LegalPlays, apply_play, generate
+from rules.play import Play, Step
+from rules.position import Board, Position
 from rules.scoring import possible_kinds, result_kind
 
 __all__ = [
@@ -337,9 +338,14 @@ class _Replayer:
                 if broken:
                     export.append(entry)
                     continue
-                legal = position.legal_plays(entry.dice)
+                legal = position.legal_plays(entry.dice)  # lazy: computed only if needed below
+                fast = _literal_legal_result(position, entry.play, entry.dice)
                 try:
-                    after = apply_play(position, entry.play, entry.dice, legal=legal)
+                    if fast is not None:
+                        after, canonical = fast
+                    else:
+                        after = apply_play(position, entry.play, entry.dice, legal=legal)
+                        canonical = legal.play_for(after)
                 except IllegalPlayError as exc:
                     written = {(st.src, st.dst) for st in entry.play.steps}
                     nearest = sorted(legal, key=lambda pl: -len(written & {(st.src, st.dst) for st in pl.steps}))
@@ -352,7 +358,6 @@ class _Replayer:
                     export.append(entry)
                     continue
                 report.moves += 1
-                canonical = legal.play_for(after)
                 export.append(replace(entry, play=canonical))
                 self.visitor.move(game, entry, position, after, legal)
                 position = after
@@ -511,6 +516,41 @@ class _Replayer:
         self.note(game, anchor, f"'{anchor.text if anchor else value}' is not a concession the cube at {cube} "
                   "can give (1, 2 or 3 times the cube); read as a single game")
         return ResultKind.SINGLE
+
+
+def _literal_result_key(my: tuple[int, ...], opp: tuple[int, ...], play: Play) -> tuple[Board, Board] | None:
+    """The boards after the written steps taken literally (each landing hits a blot)."""
+    m, o = list(my), list(opp)
+    for step in play.steps:
+        if m[step.src] == 0:
+            return None
+        m[step.src] -= 1
+        if step.dst > 0:
+            q = 25 - step.dst
+            if o[q] >= 2:
+                return None
+            if o[q] == 1:
+                o[q] = 0
+                o[25] += 1
+        m[step.dst] += 1
+    return tuple(m), tuple(o)
+
+
+def _literal_legal_result(position: Position, play: Play, dice: tuple[int, int]) -> tuple[Position, Play] | None:
+    """Fast path: when the written steps, taken literally, reach one of the legal results, return
+    that position and the engine's play for it. None means "ask the engine" (an illegal play, or a
+    combined move whose intermediate points matter); :func:`rules.movegen.apply_play` decides then."""
+    my, opp = position.mover_view()
+    key = _literal_result_key(my, opp, play)
+    if key is None:
+        return None
+    steps = generate(my, opp, dice[0], dice[1]).get(key)
+    if steps is None:
+        return None
+    turn = position.turn
+    boards = key if turn == 0 else (key[1], key[0])
+    after = Position.from_boards(boards, turn=1 - turn, out_of_play=position.out_of_play)
+    return after, Play(Step(*st) for st in steps)
 
 
 def _money_leader(match: MatMatch) -> Player | None:

@@ -297,3 +297,30 @@ def test_money_session_with_a_beaver_std_optional_2() -> None:
     # the same beaver in match play is a cube irregularity (RG19 4.4.10)
     match_play = replay_match(loads(text.replace("0 point match", "5 point match")))
     assert [(i.kind, i.rule) for i in match_play.irregularities][:1] == [("cube", "RG19 4.4.10")]
+
+
+def test_fast_path_agrees_with_the_engine_on_a_real_match() -> None:
+    """The replay's literal fast path must reach exactly what rules.movegen.apply_play reaches."""
+    from rules.movegen import apply_play
+    from rules.replay import ReplayVisitor, _literal_legal_result
+
+    checked = []
+
+    class Compare(ReplayVisitor):
+        def move(self, game, entry, before, after, legal):  # type: ignore[no-untyped-def]
+            fast = _literal_legal_result(before, entry.play, entry.dice)
+            assert fast is not None and fast[0] == after == apply_play(before, entry.play, entry.dice)
+            assert fast[1] == legal.play_for(after)
+            checked.append(after)
+
+    replay_file(DATA / "003e8d5ffdedaba5def97face401b7f95ef7441c.txt", Compare())  # Studio: bar/off, (2), hits
+    assert len(checked) > 100
+    # a combined move whose only legal path hits on the way is not taken literally: the engine decides
+    from rules.play import Play
+    from rules.position import Position
+
+    pos = Position.from_points({24: 1, 6: 14}, {7: 1, 2: 14})  # player 1's blot on player 0's 18-point
+    assert _literal_legal_result(pos, Play.parse("24/13"), (6, 5)) is not None  # 24/19/13 passes no blot
+    blocked = Position.from_points({24: 1, 6: 14}, {7: 1, 6: 2, 2: 12})  # 19 blocked: must go via 18
+    assert _literal_legal_result(blocked, Play.parse("24/13"), (6, 5)) is None
+    assert apply_play(blocked, "24/13", (6, 5)).on_bar(1) == 1

@@ -29,7 +29,9 @@ from rules.referee.board import BoardMap, diff_play
 from rules.referee.profiles import Deadline, DoubleAct, FastRoll, Profile, get_profile
 from rules.referee.setup import DiceMode, EndSignal, MatchSetup
 from rules.referee.tablestate import (
+    Clock,
     Colour,
+    Cube,
     CubeZone,
     Die,
     DieReason,
@@ -128,6 +130,10 @@ class Referee:
         self._start_board = self.map.to_physical(Position.start())
         self.states_seen = 0
         self._now: float | None = None
+        self._last_cube: Cube | None = None
+        self._last_clock: Clock | None = None
+        self._cube_before: Cube | None = None
+        self._clock_before: Clock | None = None
         self.rejected = 0
         self._emit("MATCH_START", None, f"{self._match_desc()}; rules {self.profile.title}", frame=None)
         self._game_start(None)
@@ -139,6 +145,8 @@ class Referee:
         self.states_seen += 1
         self._now = s.t
         prev = self._prev
+        # the cube and the clock keep their last seen value while a hand hides them
+        self._cube_before, self._clock_before = self._last_cube, self._last_clock
         self._update_rest(s)
         if self.phase is not Phase.MATCH_OVER:
             self._static_checks(s, prev)
@@ -148,6 +156,10 @@ class Referee:
                 self._correction_checks(s)
             self._reset_checks(s)
         self._prev = s
+        if s.cube is not None:
+            self._last_cube = s.cube
+        if s.clock is not None:
+            self._last_clock = s.clock
         return self.alerts[start:]
 
     def reject(self, frame: int | None, field_: str, reason: str) -> list[Alert]:
@@ -424,7 +436,8 @@ class Referee:
     # ================================================================== cube
     def _cube_checks(self, s: TableState, prev: TableState | None) -> None:
         cube = s.cube
-        if cube is None or prev is None or prev.cube is None:
+        last = self._cube_before
+        if cube is None or prev is None or last is None:
             return
         mover = self.turn
         # A7.8: an owned cube must show its correct value (RG19 4.4.3, 4.4.9)
@@ -449,7 +462,7 @@ class Referee:
             on_cube = self._hand(s, seat, HandOver.CUBE, touching=strict)
             if on_cube and not self.attempted and self.match.may_double(Player(mover)):
                 self.bound_double = True
-            elif not on_cube and self.bound_double and cube.zone is prev.cube.zone and cube.zone is not CubeZone.BOARD:
+            elif not on_cube and self.bound_double and cube.zone is last.zone and cube.zone is not CubeZone.BOARD:
                 self.bound_double = False
                 self._emit("DOUBLE_BY_TOUCH", mover,
                            f"{self._name(mover)} touched the cube while doubling was legal: that is a double. "
@@ -462,12 +475,12 @@ class Referee:
             and self.match.cube.offered_by is not None
             and cube.side is self._seat(1 - int(self.match.cube.offered_by))
             and not any(h.over is HandOver.CUBE for h in s.hands)
-            and (prev.cube.side is not cube.side or any(h.over is HandOver.CUBE for h in prev.hands))
+            and (last.side is not cube.side or any(h.over is HandOver.CUBE for h in prev.hands))
         ):
             # WB23 4.4(iii): moved to the taker's side within the limits of the board, and let go
             self._cube_answer(s, CubeZone.NEAR if cube.side is Seat.NEAR else CubeZone.FAR)
             return
-        if cube.zone is prev.cube.zone:
+        if cube.zone is last.zone:
             return
         zone = cube.zone
         if self.cube_void:
@@ -487,13 +500,14 @@ class Referee:
         return CubeZone.NEAR if self._seat(owner) is Seat.NEAR else CubeZone.FAR
 
     def _double_offered(self, s: TableState, prev: TableState) -> None:
-        assert s.cube is not None and prev.cube is not None
+        last = self._cube_before
+        assert s.cube is not None and last is not None
         # who doubles: the owner if it left his side; else the hand on it; else the player on turn
         hands = [h.side for h in s.hands if h.over is HandOver.CUBE] or [h.side for h in prev.hands if h.over is HandOver.CUBE]
         if hands:
             doubler = self._player_at(hands[0])
-        elif prev.cube.zone in (CubeZone.NEAR, CubeZone.FAR):
-            doubler = self._player_at(Seat(prev.cube.zone.value))
+        elif last.zone in (CubeZone.NEAR, CubeZone.FAR):
+            doubler = self._player_at(Seat(last.zone.value))
         else:
             doubler = self.turn
         frame = s.frame
@@ -633,8 +647,9 @@ class Referee:
         if prev is None:
             return False
         seat = self._seat(mover)
-        if s.clock is not None and prev.clock is not None:
-            if prev.clock.running is seat and s.clock.running is seat.other:
+        clock_before = self._clock_before
+        if s.clock is not None and clock_before is not None:
+            if clock_before.running is seat and s.clock.running is seat.other:
                 return True
         if self.end_signal is EndSignal.BAR_TAP:
             return self._hand(s, seat, HandOver.BAR) and not self._hand(prev, seat, HandOver.BAR)

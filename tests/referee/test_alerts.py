@@ -800,3 +800,20 @@ def test_a_resignation_after_the_game_ended_is_refused():
         s.ref.announce({"act": "resign", "player": "dark", "kind": "single"})
     with pytest.raises(ValueError, match="understands 'resign' and 'forfeit'"):
         Scenario().ref.announce({"act": "sing"})
+
+
+def test_a_hand_hiding_the_cube_or_clock_does_not_lose_the_double_or_the_end_of_turn():
+    s = Scenario()
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    st = s.script.snap()
+    st.record.pop("clock")            # the pressing hand hides the clock
+    s.feed([st])
+    s.table.clock = "far"
+    s.snap()
+    assert "END_OF_TURN" in s.all_codes()
+    s.table.cube = None               # a hand over the cube: not seen
+    s.snap()
+    s.table.cube = {"value": 2, "zone": "board"}
+    s.snap()
+    assert "DOUBLE_OFFERED" in s.all_codes() and s.codes() == []

@@ -79,6 +79,10 @@ class MatchRecord:
     def info(self) -> dict[str, Any]:
         return {"id": self.id, "table_id": self.table_id, "started": self.started, "states": self.states, **self.config}
 
+    def open_alerts(self) -> int:
+        """Alerts still waiting for the monitor's decision."""
+        return sum(1 for a in self.alerts.values() if a["status"] == ALERT_OPEN)
+
 
 @dataclass
 class TableRecord:
@@ -97,6 +101,7 @@ class TableRecord:
             "created": self.created,
             "match_id": self.match.id if self.match else None,
             "has_camera": self.frame is not None,
+            "open_alerts": self.match.open_alerts() if self.match else 0,
         }
 
 
@@ -301,7 +306,7 @@ class Live:
             out["seen"] = m.last_state
             out["seen_ts"] = m.last_state_ts
             out["referee"] = m.engine.view()
-            out["open_alerts"] = sum(1 for a in m.alerts.values() if a["status"] == ALERT_OPEN)
+            out["open_alerts"] = m.open_alerts()
         return out
 
     def _publish_view(self, t: TableRecord) -> dict[str, Any] | None:

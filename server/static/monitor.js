@@ -90,23 +90,33 @@
   }
 
   // ------------------------------------------------------------------ tables
+  // Other tables: their open alerts show in the selector and in the header (polled every 5 s).
+  let otherOpen = 0;
   async function loadTables() {
     const tables = await (await fetch("/api/tables")).json();
     const sel = $("table-select");
     sel.innerHTML = "";
+    let others = 0;
     for (const t of tables) {
       const o = document.createElement("option");
       o.value = t.id;
-      o.textContent = `${t.name} (${t.id})`;
+      o.textContent = `${t.name} (${t.id})` + (t.open_alerts ? ` · ${t.open_alerts} open` : "");
       sel.appendChild(o);
+      if (t.id !== tableId) others += t.open_alerts;
     }
     if (!tableId && tables.length) tableId = tables[0].id;
     sel.value = tableId || "";
     if (!tables.length) $("conn").textContent = "no tables yet";
+    $("other-alerts").hidden = others === 0;
+    $("other-alerts").textContent = `${others} open on other tables`;
+    if (others > otherOpen) { beep(); flash(); }
+    otherOpen = others;
   }
+  setInterval(() => loadTables().catch(() => {}), 5000);
   $("show-referee").addEventListener("change", () => view && render(view));
   $("table-select").addEventListener("change", (ev) => {
     tableId = ev.target.value;
+    otherOpen = 0;
     history.replaceState(null, "", "?table=" + encodeURIComponent(tableId));
     connect();
   });

@@ -197,3 +197,26 @@ def test_a_resignation_entered_by_the_monitor_ends_the_game_in_the_transcript(cl
     assert "Wins 2 points" in client.get("/api/tables/t1/transcript.mat").text
     bad = client.post("/api/tables/t1/announce", json={"act": "resign", "player": "blue"}, headers=auth)
     assert bad.status_code == 422
+
+
+def test_several_tables_at_once_keep_their_own_matches_alerts_and_feeds(client, stream, auth, start_table):
+    setup, states = stream
+    start_table(client, setup, "t1")
+    start_table(client, {**setup, "players": ["Cleo", "Dan"]}, "t2")
+    illegal_at = next(i for i, s in enumerate(states) if s["frame"] == 390)
+    with client.websocket_connect("/ws/tables/t2") as ws2:
+        assert ws2.receive_json()["view"]["match"]["players"] == ["Cleo", "Dan"]
+        feed(client, states[: illegal_at + 1], auth, "t1")
+        feed(client, states[:3], auth, "t2")
+        for _ in range(3):  # t2's feed carries t2's states only
+            msg = ws2.receive_json()
+            while msg["type"] != "view":
+                msg = ws2.receive_json()
+            assert msg["table_id"] == "t2"
+        assert msg["view"]["match"]["states"] == 3
+    tables = {t["id"]: t for t in client.get("/api/tables").json()}
+    assert tables["t1"]["open_alerts"] == 1 and tables["t2"]["open_alerts"] == 0
+    assert tables["t1"]["match_id"] != tables["t2"]["match_id"]
+    assert client.get(f"/api/matches/{tables['t2']['match_id']}").json()["players"] == ["Cleo", "Dan"]
+    assert "64: 24/18 13/8" in client.get("/api/tables/t1/transcript.mat").text
+    assert "64: 24/18 13/8" not in client.get("/api/tables/t2/transcript.mat").text

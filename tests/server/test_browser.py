@@ -54,9 +54,9 @@ def shots_dir(tmp_path: Path) -> Path:
     return Path(os.environ.get("GAMMONWATCH_SCREENSHOTS") or tmp_path)
 
 
-def post_states(srv: Any, states: list[dict[str, Any]]) -> None:
+def post_states(srv: Any, states: list[dict[str, Any]], table: str = "t1") -> None:
     for s in states:
-        assert srv.post("/api/tables/t1/states", s).status_code == 200
+        assert srv.post(f"/api/tables/{table}/states", s).status_code == 200
 
 
 def test_monitor_gets_live_updates_shows_the_alert_and_acknowledges_it(browser, live_server, stream, tmp_path, auth):
@@ -101,7 +101,7 @@ def test_monitor_gets_live_updates_shows_the_alert_and_acknowledges_it(browser, 
     assert page.locator("#caption-text").inner_text() == "the referee's position"
 
 
-def test_monitor_without_a_token_is_read_only(browser, live_server, stream):
+def test_monitor_without_a_token_is_read_only(browser, live_server, stream, start_table):
     page = browser.new_page()
     page.goto(f"{live_server.base}/monitor?table=t1")
     page.wait_for_selector("#conn:text('live')")
@@ -110,6 +110,14 @@ def test_monitor_without_a_token_is_read_only(browser, live_server, stream):
     page.wait_for_selector("body[data-state-count='3']")
     page.locator("#undo-btn").click()
     page.wait_for_selector("#action-msg:text('401')")
+    # an alert on another table shows in the header (the page polls the tables every 5 s)
+    import httpx
+
+    states = stream[1]
+    with httpx.Client(base_url=live_server.base, timeout=10) as c:
+        start_table(c, stream[0], "t2")
+    post_states(live_server, [s for s in states if s["frame"] <= 390], table="t2")
+    page.wait_for_selector("#other-alerts:text('1 open on other tables')", timeout=15000)
 
 
 def test_overlay_renders_on_a_transparent_background(browser, live_server, stream, tmp_path):

@@ -1,0 +1,204 @@
+"""Train the doubling-cube model (presence per window + face) and export it to ONNX (models/cube_reader.onnx).
+
+    nice -n 15 python models/board_data.py build data-gen/board-train --out data-gen/board-train
+    nice -n 15 python models/train_cube.py data-gen/board-train-cube.npz [--epochs 8] [--threads 1]
+
+Input: ``*-cube.npz`` files from ``models/board_data.py build`` (the windows of ``vision.cube``).
+The network is fully convolutional (any window size): a presence map and six face maps at 1/8 of
+the window's resolution; the presence logit is the map's maximum, the face logits are the face
+maps pooled with the presence map's softmax as weights (so the face is read where the cube is).
+A tenth of the frames is kept aside to choose the epoch; the held-out evaluation proper is
+``models/board_data.py eval``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from vision.cube import CENTRE_H, CENTRE_W, FACES, WIDE_H, WIDE_W, to_tensor  # noqa: E402
+
+
+def build_model() -> Any:
+    import torch
+    from torch import nn
+
+    def block(i: int, o: int, stride: int = 1) -> nn.Sequential:
+        return nn.Sequential(nn.Conv2d(i, o, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(o),
+                             nn.ReLU(inplace=True))
+
+    class CubeNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(block(3, 12, 2), block(12, 24, 2), block(24, 48), nn.MaxPool2d(2),
+                                          block(48, 64))
+            self.head = nn.Conv2d(64, 1 + len(FACES), 1)
+
+        def forward(self, windows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            m = self.head(self.features(windows))
+            pres = m[:, 0].flatten(1)              # N x HW
+            faces = m[:, 1:].flatten(2)            # N x 6 x HW
+            weights = torch.softmax(pres, dim=1)   # where the cube is
+            face = (faces * weights.unsqueeze(1)).sum(dim=2)
+            return pres.amax(dim=1), face
+
+    return CubeNet()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("data", nargs="+", type=Path, help="*-cube.npz from models/board_data.py build")
+    ap.add_argument("--out", type=Path, default=ROOT / "models" / "cube_reader.onnx")
+    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--batch", type=int, default=24)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--negative-share", type=float, default=0.35, help="share of empty wide windows used per epoch")
+    ap.add_argument("--minutes", type=float, default=0.0, help="stop after this many minutes (0: no limit)")
+    args = ap.parse_args(argv)
+
+    import torch
+    from torch import nn
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    t_start = time.time()
+    centre_l, wide_l, pres_l, face_l, frame_l = [], [], [], [], []
+    offset = 0
+    for p in args.data:
+        d = np.load(p)
+        centre_l.append(d["centre"])
+        wide_l.append(d["wide"])
+        pres_l.append(d["present"])
+        face_l.append(d["face"])
+        frame_l.append(d["frame"] + offset)
+        offset = int(frame_l[-1].max()) + 1
+    centre = np.concatenate(centre_l)            # F x H x W x 3
+    wide = np.concatenate(wide_l)                # F x 4 x H x W x 3
+    present = np.concatenate(pres_l).astype(np.float32)  # F x 5
+    face = np.concatenate(face_l)                # F
+    frame = np.concatenate(frame_l)
+    n_frames = int(frame.max()) + 1
+    val_frames = set(rng.choice(n_frames, max(1, n_frames // 10), replace=False).tolist())
+    is_val = np.array([f in val_frames for f in frame])
+    # samples: (copy index, window index 0 = centre, 1..4 wide)
+    samples = np.array([(i, w) for i in range(len(frame)) for w in range(5)])
+    s_val = samples[is_val[samples[:, 0]]]
+    s_tr = samples[~is_val[samples[:, 0]]]
+    print(f"{len(frame)} frame copies ({n_frames} frames); cube present in {int(present.sum())} windows",
+          file=sys.stderr)
+
+    model = build_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    bce = nn.BCEWithLogitsLoss()
+    ce = nn.CrossEntropyLoss()
+
+    def batch_tensor(sel: np.ndarray, train: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        w = int(sel[0, 1])
+        imgs = centre[sel[:, 0]] if w == 0 else wide[sel[:, 0], w - 1]
+        x = torch.from_numpy(to_tensor(imgs))
+        if train:
+            x = x * torch.from_numpy(rng.normal(1.0, 0.08, (len(sel), 3, 1, 1)).astype(np.float32))
+        return x, torch.from_numpy(present[sel[:, 0], w]), torch.from_numpy(face[sel[:, 0]])
+
+    def batches(s: np.ndarray, train: bool) -> list[np.ndarray]:
+        out = []
+        for w in range(5):
+            sel = s[s[:, 1] == w]
+            if train:
+                pos = present[sel[:, 0], w] > 0
+                sel = sel[pos | (rng.random(len(sel)) < args.negative_share)] if w > 0 else sel
+                sel = sel[rng.permutation(len(sel))]
+            for i in range(0, len(sel), args.batch):
+                out.append(sel[i:i + args.batch])
+        if train:
+            out = [out[i] for i in rng.permutation(len(out))]
+        return out
+
+    def evaluate() -> tuple[float, float]:
+        model.eval()
+        pres_ok = n = face_ok = n_face = 0
+        with torch.no_grad():
+            for sel in batches(s_val, False):
+                x, p, f = batch_tensor(sel, False)
+                lp, lf = model(x)
+                pres_ok += int(((lp > 0).float() == p).sum())
+                n += len(sel)
+                m = (p > 0) & (f >= 0)
+                face_ok += int((lf.argmax(1)[m] == f[m]).sum())
+                n_face += int(m.sum())
+        return pres_ok / max(n, 1), face_ok / max(n_face, 1)
+
+    n_steps = args.epochs * len(batches(s_tr, True))
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=max(n_steps + 10, 1))
+    best: tuple[float, dict[str, torch.Tensor] | None] = (-1.0, None)
+    history = []
+    for epoch in range(args.epochs):
+        model.train()
+        t0 = time.time()
+        total = 0.0
+        count = 0
+        for sel in batches(s_tr, True):
+            x, p, f = batch_tensor(sel, True)
+            lp, lf = model(x)
+            loss = bce(lp, p)
+            m = (p > 0) & (f >= 0)
+            if bool(m.any()):
+                loss = loss + ce(lf[m], f[m])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if sched.last_epoch + 1 < sched.total_steps:
+                sched.step()
+            total += float(loss) * len(sel)
+            count += len(sel)
+        pres_acc, face_acc = evaluate()
+        score = pres_acc + face_acc
+        history.append({"epoch": epoch + 1, "loss": total / max(count, 1), "val_presence": pres_acc, "val_face": face_acc})
+        print(f"epoch {epoch + 1}: loss {total / max(count, 1):.4f}, validation presence {pres_acc:.4f}, "
+              f"face {face_acc:.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
+        if score >= best[0]:
+            best = (score, {k: v.detach().clone() for k, v in model.state_dict().items()})
+        if args.minutes and time.time() - t_start > args.minutes * 60:
+            print("time limit reached", file=sys.stderr)
+            break
+    assert best[1] is not None
+    model.load_state_dict(best[1])
+    model.eval()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(model, (torch.zeros(2, 3, WIDE_H, WIDE_W),), str(args.out), input_names=["windows"],
+                      output_names=["presence", "face"],
+                      dynamic_axes={"windows": {0: "n", 2: "h", 3: "w"}, "presence": {0: "n"}, "face": {0: "n"}},
+                      opset_version=17, dynamo=False)
+    import onnxruntime as ort
+
+    sess = ort.InferenceSession(str(args.out), providers=["CPUExecutionProvider"])
+    probe = to_tensor(centre[:2])
+    assert probe.shape[2:] == (CENTRE_H, CENTRE_W)
+    po, fo = sess.run(None, {"windows": probe})
+    with torch.no_grad():
+        pt, ft = model(torch.from_numpy(probe))
+    diff = float(max(np.abs(po - pt.numpy()).max(), np.abs(fo - ft.numpy()).max()))
+    report = {"frames": n_frames, "frame_copies": len(frame), "best_val_presence_plus_face": best[0],
+              "history": history, "onnx_bytes": args.out.stat().st_size, "onnx_vs_torch_max_abs_diff": diff,
+              "parameters": int(sum(p.numel() for p in model.parameters())),
+              "minutes": round((time.time() - t_start) / 60, 1), "data": [str(p) for p in args.data]}
+    args.out.with_suffix(".train.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps({k: v for k, v in report.items() if k != "history"}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

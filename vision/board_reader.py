@@ -1,0 +1,148 @@
+"""The board part of recognition: checkers per point, bar and trays, and the doubling cube.
+
+One call per frame::
+
+    from calibration.profile import CalibrationProfile
+    from vision.board_reader import BoardReader
+
+    reader = BoardReader()                              # loads models/checkers_strip.onnx, models/cube_reader.onnx
+    profile = CalibrationProfile.load("profile.json")   # or CalibrationProfile.from_corners(corners, (1280, 720))
+    reading = reader.read(image_bgr, profile)           # BoardReading
+    reading.point_p                                     # 24 x 2 x 16: physical point, light/dark, count 0..15
+    reading.points_json()                               # [{"point": 1, "light": 0, "dark": 2}, ...] (issue 5)
+    obs = reading.observation(dice=die_observations)   # vision.observation.TableObservation for the referee
+
+The strips and windows are cut through the profile's homographies (4 or 8 corners; the pose is
+not needed) and cached per profile, so a fixed camera pays for the geometry once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from calibration.board import F64
+from calibration.profile import CalibrationProfile
+from vision import checkers, cube
+from vision.cube import CubeWindows
+from vision.errors import VisionError
+from vision.observation import COUNTS, CubeObservation, DieObservation, TableObservation
+
+U8 = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True)
+class BoardReading:
+    """What the board reader saw in one frame (physical numbering, issue 5)."""
+
+    point_p: F64
+    """``24 x 2 x 16``: per physical point, light (0) and dark (1), the count distribution."""
+    bar_p: F64
+    """``2 x 16``: light and dark checkers on the bar (near and far strips added)."""
+    off_p: F64
+    """``2 x 16``: light and dark checkers borne off (both trays added)."""
+    cube: CubeObservation | None
+    """Zone and face probabilities; None when the reader was built without the cube model."""
+    strips: checkers.StripCounts
+    """The per-strip distributions behind the totals (``vision.checkers.STRIP_NAMES`` order)."""
+    cube_windows: CubeWindows | None = None
+
+    def strip_counts(self) -> npt.NDArray[np.int64]:
+        """``28 x 2`` most likely (light, dark) count per strip."""
+        return np.stack([self.strips.light_p.argmax(axis=1), self.strips.dark_p.argmax(axis=1)], axis=1)
+
+    def point_counts(self) -> list[tuple[int, int]]:
+        """Most likely (light, dark) count of each physical point 1..24."""
+        return [(int(np.argmax(self.point_p[i, 0])), int(np.argmax(self.point_p[i, 1]))) for i in range(24)]
+
+    def bar_counts(self) -> tuple[int, int]:
+        return int(np.argmax(self.bar_p[0])), int(np.argmax(self.bar_p[1]))
+
+    def off_counts(self) -> tuple[int, int]:
+        return int(np.argmax(self.off_p[0])), int(np.argmax(self.off_p[1]))
+
+    def points_json(self) -> list[dict[str, int]]:
+        return [{"point": i + 1, "light": a, "dark": b} for i, (a, b) in enumerate(self.point_counts())]
+
+    def to_json(self) -> dict[str, Any]:
+        """The board part of ``gammonwatch recognize --json`` (issue 5): points, bar, off, cube."""
+        bar, off = self.bar_counts(), self.off_counts()
+        out: dict[str, Any] = {"points": self.points_json(), "bar": {"light": bar[0], "dark": bar[1]},
+                               "off": {"light": off[0], "dark": off[1]}}
+        if self.cube is not None:
+            out["cube"] = {"value": self.cube.value, "zone": self.cube.zone,
+                           "confidence": round(self.cube.confidence, 4)}
+        return out
+
+    def observation(self, dice: Sequence[DieObservation] = (), frame_id: int = 0, timestamp: float = 0.0,
+                    profile: CalibrationProfile | None = None) -> TableObservation:
+        """A :class:`TableObservation` with these counts, the cube (if read) and the given dice.
+
+        With ``profile`` the observation carries its orientation (whose home board is where)."""
+        kw: dict[str, Any] = {}
+        if profile is not None:
+            kw["orientation"] = profile.orientation
+        cube_obs = self.cube if self.cube is not None and self.cube.zone != "absent" else None
+        return TableObservation(self.point_p, self.bar_p, self.off_p, tuple(dice), cube_obs, frame_id, timestamp, **kw)
+
+
+class BoardReader:
+    """Checker counter plus cube reader for frames of a calibrated camera.
+
+    Missing or unreadable models raise :class:`vision.errors.ModelMissingError`, whose message
+    says how to rebuild them. ``cube_model=False`` reads the checkers only.
+    """
+
+    def __init__(self, checker_model: str | Path | None = None, cube_model: str | Path | bool | None = None,
+                 threads: int = 1) -> None:
+        self.checkers = checkers.CheckerCounter(checker_model or checkers.DEFAULT_MODEL, threads=threads)
+        self.cube: cube.CubeReader | None = None
+        if cube_model is not False:
+            path = cube.DEFAULT_MODEL if cube_model in (None, True) else Path(str(cube_model))
+            self.cube = cube.CubeReader(path, threads=threads)
+        self._cache_key: tuple[Any, ...] | None = None
+        self._strip_tf: list[F64] = []
+        self._window_tf: dict[str, F64] = {}
+
+    def _transforms(self, profile: CalibrationProfile) -> tuple[list[F64], dict[str, F64]]:
+        key = (profile.image_size, profile.corners.tobytes(), profile.dims)
+        if key != self._cache_key:
+            self._strip_tf = checkers.strip_transforms(profile)
+            self._window_tf = cube.window_transforms(profile) if self.cube is not None else {}
+            self._cache_key = key
+        return self._strip_tf, self._window_tf
+
+    def read(self, image: U8, profile: CalibrationProfile) -> BoardReading:
+        """Read one BGR frame (as ``cv2.imread`` gives) of the camera ``profile`` describes."""
+        arr = np.asarray(image)
+        if arr.ndim != 3 or arr.shape[2] != 3 or arr.dtype != np.uint8:
+            raise VisionError(f"need an 8-bit colour image (H x W x 3, as cv2.imread gives), got shape {arr.shape} "
+                              f"and type {arr.dtype}")
+        h, w = arr.shape[:2]
+        if (w, h) != tuple(profile.image_size):
+            raise VisionError(f"the frame is {w}x{h} but the calibration profile is for "
+                              f"{profile.image_size[0]}x{profile.image_size[1]}; calibrate this camera "
+                              "resolution again ('gammonwatch calibrate board') or resize the frames")
+        strip_tf, window_tf = self._transforms(profile)
+        counts = self.checkers.count_strips(checkers.cut_strips(arr, strip_tf))
+        idx = {n: i for i, n in enumerate(checkers.STRIP_NAMES)}
+        point_p = np.stack([counts.light_p[:24], counts.dark_p[:24]], axis=1)
+
+        def total(a: str, b: str) -> F64:
+            return np.stack([checkers.add_counts(counts.light_p[idx[a]], counts.light_p[idx[b]]),
+                             checkers.add_counts(counts.dark_p[idx[a]], counts.dark_p[idx[b]])])
+
+        bar_p = total("bar-near", "bar-far")
+        off_p = total("off-near", "off-far")
+        cube_obs = None
+        windows = None
+        if self.cube is not None:
+            windows = self.cube.read_windows(cube.cut_windows(arr, window_tf))
+            cube_obs = windows.observation()
+        assert point_p.shape == (24, 2, COUNTS)
+        return BoardReading(point_p, bar_p, off_p, cube_obs, counts, windows)

@@ -1,0 +1,227 @@
+"""Counting checkers per point, on the bar and in the trays with a small ONNX classifier on strips.
+
+Every place that can hold checkers is cut out of the camera frame as a *strip*: a rectified,
+top-down picture of the board plane (through the calibration profile's homographies, so 4 or 8
+corners suffice and no pose is needed), :data:`STRIP_W` x :data:`STRIP_H` pixels, always with the
+rail end at the top. A point's strip is two point widths wide (the point and half of each
+neighbour, for context) and runs from beyond its rail (tall stacks seen from the far side lean
+outwards) to beyond the middle line (tall stacks seen from the near side lean inwards). The bar
+has a near and a far strip (light checkers wait on the near half, dark on the far half in the
+simulator, but either colour is counted in both), the trays likewise.
+
+The classifier (``models/checkers_strip.onnx``, trained by ``models/train_checkers.py`` on
+simulator frames) takes the strips, standardised per frame and channel (so light and dark keep
+their brightness relative to the rest of the board), and the strip's kind (point / bar / tray),
+and returns for each strip a distribution over 0..15 light and 0..15 dark checkers.
+
+The strip convention lives here and the training script imports it, so training and inference see
+the same pixels (as ``vision.dice`` does for the die reader).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.board import F64
+from calibration.profile import CalibrationProfile
+from vision.errors import ModelMissingError
+from vision.geometry import point_centre_x, point_side
+
+STRIP_W = 32
+"""Width of a strip (pixels): two point widths."""
+STRIP_H = 96
+"""Height of a strip (pixels): from RAIL_MARGIN beyond the rail to MID_MARGIN beyond the middle line."""
+RAIL_MARGIN = 0.30
+"""How far a strip reaches beyond the rail, as a fraction of half the playing depth."""
+MID_MARGIN = 0.15
+"""How far a strip reaches beyond the middle line, as a fraction of half the playing depth."""
+MAX_COUNT = 15
+COUNTS = MAX_COUNT + 1
+
+Kind = Literal["point", "bar", "tray"]
+KINDS: tuple[Kind, ...] = ("point", "bar", "tray")
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+DEFAULT_MODEL = MODELS_DIR / "checkers_strip.onnx"
+REBUILD_HINT = ("rebuild it with: pip install -e '.[train]' && python models/board_data.py checkers "
+                "DATA_DIR... && python models/train_checkers.py (see models/checkers.md)")
+
+U8 = npt.NDArray[np.uint8]
+F32 = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class Strip:
+    """One place that holds checkers: its name, kind and four board-plane corners (cm), in the
+    order top-left, top-right, bottom-right, bottom-left of the strip image (rail end at the top)."""
+
+    name: str
+    """``p1``..``p24``, ``bar-near``, ``bar-far``, ``off-near``, ``off-far``."""
+    kind: Kind
+    corners_cm: F64
+    half: Literal["right", "left", "bar"]
+
+
+def strip_names() -> tuple[str, ...]:
+    return tuple(f"p{p}" for p in range(1, 25)) + ("bar-near", "bar-far", "off-near", "off-far")
+
+
+STRIP_NAMES = strip_names()
+N_STRIPS = len(STRIP_NAMES)
+KIND_OF = {n: ("point" if n.startswith("p") else "bar" if n.startswith("bar") else "tray") for n in STRIP_NAMES}
+
+
+def _column(xc: float, width: float, side: int, q: float) -> F64:
+    """Corners of a strip centred on x = ``xc`` on the near (side -1) or far (+1) side, rail at the top.
+
+    The far-side strip is the near-side one turned by 180 degrees (a rotation, never a mirror)."""
+    y_rail = side * q * (1.0 + RAIL_MARGIN)
+    y_mid = -side * q * MID_MARGIN
+    h = width / 2
+    if side < 0:
+        return np.array([[xc - h, y_rail], [xc + h, y_rail], [xc + h, y_mid], [xc - h, y_mid]], dtype=np.float64)
+    return np.array([[xc + h, y_rail], [xc - h, y_rail], [xc - h, y_mid], [xc + h, y_mid]], dtype=np.float64)
+
+
+def strips(profile: CalibrationProfile) -> list[Strip]:
+    """The 28 strips of a board in :data:`STRIP_NAMES` order, in the profile's board frame."""
+    dims = profile.dims
+    q = dims.play_depth / 2
+    pw = dims.point_width
+    out: list[Strip] = []
+    for p in range(1, 25):
+        xc = point_centre_x(dims, p)
+        out.append(Strip(f"p{p}", "point", _column(xc, 2 * pw, point_side(p), q), "right" if xc > 0 else "left"))
+    for name, side in (("bar-near", -1), ("bar-far", 1)):
+        out.append(Strip(name, "bar", _column(0.0, 2 * pw, side, q), "bar"))
+    sgn = 1.0 if dims.tray_side == "right" else -1.0
+    tray_x = sgn * (dims.bar_width / 2 + dims.half_width + dims.rail_width + dims.tray_width / 2)
+    for name, side in (("off-near", -1), ("off-far", 1)):
+        out.append(Strip(name, "tray", _column(tray_x, 2 * pw, side, q), "right" if sgn > 0 else "left"))
+    return out
+
+
+def region_homographies(profile: CalibrationProfile) -> dict[str, F64]:
+    """Board-plane -> image homographies for the right half, the left half and the bar.
+
+    With 8 corners the bar's homography comes from the halves' inner corners, so a bar wider or
+    narrower than the profile's dimensions still lands on the bar; with 4 corners all three are the
+    whole-board homography."""
+    hs = profile.homographies
+    out = {"right": hs["right"], "left": hs["left"], "bar": hs["right"]}
+    dims = profile.dims
+    if len(profile.corners) == 8 and dims.bar_width > 0.1:
+        c = profile.corners
+        b, q = dims.bar_width / 2, dims.play_depth / 2
+        src = np.array([[b, -q], [-b, -q], [-b, q], [b, q]], dtype=np.float32)
+        dst = np.array([c[1], c[4], c[7], c[2]], dtype=np.float32)  # the halves' inner corners
+        h = np.asarray(cv2.getPerspectiveTransform(src, dst), dtype=np.float64)
+        out["bar"] = h / h[2, 2]
+    return out
+
+
+def strip_transforms(profile: CalibrationProfile) -> list[F64]:
+    """For each strip, the 3x3 map from strip pixels to image pixels (for ``cv2.WARP_INVERSE_MAP``)."""
+    hs = region_homographies(profile)
+    dst = np.array([[0, 0], [STRIP_W, 0], [STRIP_W, STRIP_H], [0, STRIP_H]], dtype=np.float32)
+    out = []
+    for s in strips(profile):
+        pts = s.corners_cm.reshape(-1, 1, 2)
+        img = cv2.perspectiveTransform(pts, hs[s.half]).reshape(-1, 2).astype(np.float32)
+        out.append(np.asarray(cv2.getPerspectiveTransform(dst, img), dtype=np.float64))
+    return out
+
+
+def cut_strips(image: U8, transforms: list[F64]) -> U8:
+    """``N x STRIP_H x STRIP_W x 3`` BGR strips of a frame (border pixels replicated)."""
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError(f"need a colour image (H x W x 3), got shape {image.shape}")
+    out = np.empty((len(transforms), STRIP_H, STRIP_W, 3), dtype=np.uint8)
+    for i, m in enumerate(transforms):
+        out[i] = cv2.warpPerspective(image, m, (STRIP_W, STRIP_H), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+                                     borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def to_tensor(strips_bgr: U8) -> F32:
+    """Network input of one frame's strips: RGB, standardised per channel over all the frame's strips
+    (``N x 3 x STRIP_H x STRIP_W`` float32)."""
+    x = strips_bgr[..., ::-1].astype(np.float32) / 255.0
+    mean = x.mean(axis=(0, 1, 2), keepdims=True)
+    std = x.std(axis=(0, 1, 2), keepdims=True)
+    x = (x - mean) / np.maximum(std, 1e-3)
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2), dtype=np.float32)
+
+
+def kinds_onehot(names: tuple[str, ...] = STRIP_NAMES) -> F32:
+    out = np.zeros((len(names), len(KINDS)), dtype=np.float32)
+    for i, n in enumerate(names):
+        out[i, KINDS.index(KIND_OF[n])] = 1.0
+    return out
+
+
+def softmax(logits: F32) -> F32:
+    z = logits - logits.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return np.asarray(e / e.sum(axis=-1, keepdims=True), dtype=np.float32)
+
+
+def add_counts(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Distribution of the sum of two independent counts 0..15 (the tail above 15 folded onto 15)."""
+    s = np.convolve(a, b)
+    out = s[:COUNTS].copy()
+    out[-1] += s[COUNTS:].sum()
+    return np.asarray(out, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class StripCounts:
+    """Per strip (``STRIP_NAMES`` order) the distributions over 0..15 light and dark checkers."""
+
+    light_p: npt.NDArray[np.float64]
+    dark_p: npt.NDArray[np.float64]
+
+    def counts(self) -> dict[str, tuple[int, int]]:
+        return {n: (int(np.argmax(self.light_p[i])), int(np.argmax(self.dark_p[i]))) for i, n in enumerate(STRIP_NAMES)}
+
+
+class CheckerCounter:
+    """The strip classifier (ONNX Runtime, CPU).
+
+    >>> counter = CheckerCounter()                     # doctest: +SKIP
+    >>> counter.count(image, profile).counts()["p6"]   # doctest: +SKIP
+    (5, 0)
+    """
+
+    def __init__(self, model_path: str | Path = DEFAULT_MODEL, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        path = Path(model_path)
+        if not path.is_file():
+            raise ModelMissingError(f"checker model {path} is missing; {REBUILD_HINT}")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        try:
+            self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise ModelMissingError(f"checker model {path} cannot be loaded ({exc}); {REBUILD_HINT}") from exc
+        self.model_path = path
+        self._kinds = kinds_onehot()
+
+    def count_strips(self, strips_bgr: U8) -> StripCounts:
+        """Classify one frame's 28 strips (cut with :func:`cut_strips`)."""
+        if strips_bgr.shape != (N_STRIPS, STRIP_H, STRIP_W, 3):
+            raise ValueError(f"need {N_STRIPS} strips of {STRIP_H}x{STRIP_W}x3, got {strips_bgr.shape}")
+        light, dark = self._session.run(None, {"strips": to_tensor(strips_bgr), "kinds": self._kinds})
+        return StripCounts(softmax(np.asarray(light)).astype(np.float64), softmax(np.asarray(dark)).astype(np.float64))
+
+    def count(self, image: U8, profile: CalibrationProfile) -> StripCounts:
+        """Count the checkers of every strip of a frame seen through ``profile``."""
+        return self.count_strips(cut_strips(image, strip_transforms(profile)))

@@ -1,0 +1,180 @@
+"""Finding the doubling cube and reading its face with a small fully convolutional ONNX model.
+
+The cube can only be in a few places (issue 5 zones): on the bar (``centre``), on the table in
+front of the near or the far player's side of the board (``near``, ``far``), on the playing
+surface (``board``; in practice near the middle line, where a take is set down), or ``absent``.
+Each place is cut out of the frame as a rectified top-down *window* through the profile's
+homographies (:func:`cube_windows`); far-side windows are turned 180 degrees so the board is always
+at the top. The model (``models/cube_reader.onnx``, trained by ``models/train_cube.py``) is fully
+convolutional: per window it returns the probability that the cube is in it (the maximum over a
+presence map) and the face showing (2..64), pooled where the presence map peaks. A centred cube
+shows 64, which the table-state schema reads as "centred at 1".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.board import F64, homography_for
+from calibration.profile import CalibrationProfile
+from vision.checkers import region_homographies
+from vision.errors import ModelMissingError
+from vision.observation import CUBE_FACES, CUBE_ZONES, CubeObservation
+
+PX_PER_POINT = 56.0
+"""Window resolution: pixels per point width."""
+WIDE_W, WIDE_H = 336, 144
+"""Size of the near, far and board windows (pixels)."""
+CENTRE_W, CENTRE_H = 144, 144
+"""Size of the centre (bar) window."""
+WINDOWS = ("centre", "near", "far", "board-right", "board-left")
+WINDOW_ZONE = {"centre": "centre", "near": "near", "far": "far", "board-right": "board", "board-left": "board"}
+FACES = (2, 4, 8, 16, 32, 64)
+"""Faces the model reads (the face showing; 64 in the centre means the cube is at 1)."""
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+DEFAULT_MODEL = MODELS_DIR / "cube_reader.onnx"
+REBUILD_HINT = ("rebuild it with: pip install -e '.[train]' && python models/board_data.py cube "
+                "DATA_DIR... && python models/train_cube.py (see models/cube.md)")
+
+U8 = npt.NDArray[np.uint8]
+F32 = npt.NDArray[np.float32]
+
+
+def _rect(x0: float, x1: float, y0: float, y1: float, turn: bool) -> F64:
+    """Corners top-left, top-right, bottom-right, bottom-left of a window; with ``turn`` the window
+    is seen from the far side (turned 180 degrees) so the board is at its top."""
+    if not turn:
+        return np.array([[x0, y1], [x1, y1], [x1, y0], [x0, y0]], dtype=np.float64)
+    return np.array([[x1, y0], [x0, y0], [x0, y1], [x1, y1]], dtype=np.float64)
+
+
+def window_corners(profile: CalibrationProfile) -> dict[str, tuple[F64, str]]:
+    """Board-plane corners (cm) of every window and the homography it uses."""
+    d = profile.dims
+    pw, q, b = d.point_width, d.play_depth / 2, d.bar_width / 2
+    out: dict[str, tuple[F64, str]] = {}
+    out["centre"] = (_rect(-1.2 * pw, 1.2 * pw, -1.2 * pw, 1.2 * pw, False), "bar")
+    out["near"] = (_rect(-3 * pw, 3 * pw, -q - 2.4 * pw, -q + 0.17 * pw, False), "whole")
+    out["far"] = (_rect(-3 * pw, 3 * pw, q - 0.17 * pw, q + 2.4 * pw, True), "whole")
+    out["board-right"] = (_rect(b + 3 * pw - 3 * pw * 1.03, b + 3 * pw + 3 * pw * 1.03, -1.3 * pw, 1.3 * pw, False),
+                          "right")
+    out["board-left"] = (_rect(-b - 3 * pw - 3 * pw * 1.03, -b - 3 * pw + 3 * pw * 1.03, -1.3 * pw, 1.3 * pw, False),
+                         "left")
+    return out
+
+
+def window_transforms(profile: CalibrationProfile) -> dict[str, F64]:
+    """Per window, the 3x3 map window pixels -> image pixels (for ``cv2.WARP_INVERSE_MAP``)."""
+    hs = dict(region_homographies(profile))
+    c = profile.corners
+    outer = np.array([c[0], c[5], c[6], c[3]]) if len(c) == 8 else c
+    hs["whole"] = homography_for(profile.dims, outer, None)
+    out = {}
+    for name, (corners, which) in window_corners(profile).items():
+        w, h = (CENTRE_W, CENTRE_H) if name == "centre" else (WIDE_W, WIDE_H)
+        img = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), hs[which]).reshape(-1, 2).astype(np.float32)
+        dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
+        out[name] = np.asarray(cv2.getPerspectiveTransform(dst, img), dtype=np.float64)
+    return out
+
+
+def cut_windows(image: U8, transforms: dict[str, F64]) -> dict[str, U8]:
+    """The BGR windows of a frame (border pixels replicated)."""
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError(f"need a colour image (H x W x 3), got shape {image.shape}")
+    out = {}
+    for name in WINDOWS:
+        w, h = (CENTRE_W, CENTRE_H) if name == "centre" else (WIDE_W, WIDE_H)
+        out[name] = np.asarray(cv2.warpPerspective(image, transforms[name], (w, h),
+                                                   flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                                   borderMode=cv2.BORDER_REPLICATE), dtype=np.uint8)
+    return out
+
+
+def to_tensor(windows: U8) -> F32:
+    """``N x 3 x H x W`` float32: RGB standardised per window and channel."""
+    x = windows[..., ::-1].astype(np.float32) / 255.0
+    mean = x.mean(axis=(1, 2), keepdims=True)
+    std = x.std(axis=(1, 2), keepdims=True)
+    x = (x - mean) / np.maximum(std, 1e-3)
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2), dtype=np.float32)
+
+
+def sigmoid(x: F32) -> F32:
+    return np.asarray(1.0 / (1.0 + np.exp(-x)), dtype=np.float32)
+
+
+def cube_observation(presence: dict[str, float], faces: dict[str, npt.NDArray[np.float64]]) -> CubeObservation:
+    """Combine the windows' presence probabilities and face distributions into zone and value
+    probabilities (one cube at most: exactly one window holds it, or none)."""
+    names = list(WINDOWS)
+    p = np.clip(np.array([presence[n] for n in names], dtype=np.float64), 1e-6, 1 - 1e-6)
+    odds = p / (1 - p)
+    # P(only window i) ~ odds_i; P(none) ~ 1
+    weights = np.append(odds, 1.0)
+    weights /= weights.sum()
+    zone_p = np.zeros(len(CUBE_ZONES))
+    for i, n in enumerate(names):
+        zone_p[CUBE_ZONES.index(WINDOW_ZONE[n])] += weights[i]
+    zone_p[CUBE_ZONES.index("absent")] += weights[-1]
+    value = np.zeros(len(CUBE_FACES))
+    for i, n in enumerate(names):
+        for k, face in enumerate(FACES):
+            value[CUBE_FACES.index(face)] += weights[i] * faces[n][k]
+    value += weights[-1] / len(FACES) * np.isin(np.array(CUBE_FACES), FACES)
+    value = np.maximum(value, 1e-9)
+    return CubeObservation(value / value.sum(), zone_p / zone_p.sum())
+
+
+@dataclass(frozen=True)
+class CubeWindows:
+    presence: dict[str, float]
+    faces: dict[str, npt.NDArray[np.float64]]
+
+    def observation(self) -> CubeObservation:
+        return cube_observation(self.presence, self.faces)
+
+
+class CubeReader:
+    """The cube model (ONNX Runtime, CPU): presence per window and the face showing."""
+
+    def __init__(self, model_path: str | Path = DEFAULT_MODEL, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        path = Path(model_path)
+        if not path.is_file():
+            raise ModelMissingError(f"cube model {path} is missing; {REBUILD_HINT}")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        try:
+            self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise ModelMissingError(f"cube model {path} cannot be loaded ({exc}); {REBUILD_HINT}") from exc
+        self.model_path = path
+
+    def read_windows(self, windows: dict[str, U8]) -> CubeWindows:
+        presence: dict[str, float] = {}
+        faces: dict[str, npt.NDArray[np.float64]] = {}
+        wide = [n for n in WINDOWS if n != "centre"]
+        for group in (["centre"], wide):
+            batch = np.stack([windows[n] for n in group])
+            pres, face = self._session.run(None, {"windows": to_tensor(batch)})
+            pr = sigmoid(np.asarray(pres, dtype=np.float32).reshape(-1))
+            fz = np.asarray(face, dtype=np.float32)
+            fz = np.exp(fz - fz.max(axis=1, keepdims=True))
+            fz = fz / fz.sum(axis=1, keepdims=True)
+            for i, n in enumerate(group):
+                presence[n] = float(pr[i])
+                faces[n] = fz[i].astype(np.float64)
+        return CubeWindows(presence, faces)
+
+    def read(self, image: U8, profile: CalibrationProfile) -> CubeObservation:
+        """The cube's zone and value probabilities in a frame seen through ``profile``."""
+        return self.read_windows(cut_windows(image, window_transforms(profile))).observation()

@@ -476,6 +476,8 @@ async def _serve_subscriber(
         else:
             cutoff = time.time() - delay
             base = hub.last_before(table_id, "view", cutoff)
+            if base is None:  # the table is younger than the delay: its first view, never the live one
+                base = next((m for m in hub.history_since(table_id, cutoff) if m.kind == "view"), None)
             view = json.loads(base.text)["view"] if base else live.view(table_id)
             snapshot = {"type": "snapshot", "table_id": table_id, "seq": base.seq if base else hub.seq(table_id),
                         "ts": base.ts if base else time.time(), "view": view, "alerts": [], "delay": delay}

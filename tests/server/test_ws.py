@@ -79,3 +79,13 @@ def test_bad_websocket_requests_are_closed_with_a_reason(client, stream, start_t
         with client.websocket_connect(url) as ws, pytest.raises(WebSocketDisconnect) as exc:
             ws.receive_json()
         assert exc.value.code == code, url
+
+
+def test_a_delayed_feed_never_shows_the_live_state_early(client, stream, auth, start_table):
+    setup, states = stream
+    start_table(client, setup)  # the table is younger than the delay
+    for s in states[:5]:
+        client.post("/api/tables/t1/states", json=s, headers=auth)
+    with client.websocket_connect("/ws/tables/t1?delay=30&kinds=view,table") as ws:
+        snap = ws.receive_json()
+        assert snap["view"]["match"]["states"] == 0  # the view as it was when the match started

@@ -382,6 +382,11 @@ class Referee:
             out.append((i, d))
         return out
 
+    @staticmethod
+    def _lifted(s: TableState) -> int:
+        """Dice reported lifted or in the cup (a die merely not seen for a moment is not lifted)."""
+        return sum(d.state in _OFF_TABLE for d in s.dice)
+
     def _hand(self, s: TableState, seat: Seat, over: HandOver, touching: bool = True) -> bool:
         return any(h.side is seat and h.over is over and (h.touching or not touching) for h in s.hands)
 
@@ -655,8 +660,7 @@ class Referee:
             return self._hand(s, seat, HandOver.BAR) and not self._hand(prev, seat, HandOver.BAR)
         if self.end_signal is EndSignal.LIFT_DICE and self.phase is Phase.MOVING:
             before = self._roll_dice(prev, mover)
-            now = self._roll_dice(s, mover)
-            if before and len(now) < len(before) and not self._hand(s, seat.other, HandOver.DICE):
+            if before and self._lifted(s) > self._lifted(prev) and not self._hand(s, seat.other, HandOver.DICE):
                 return True
         return False
 
@@ -731,7 +735,7 @@ class Referee:
         # lifted before rest (RG19 4.1.8.4)
         if prev is not None and self.profile.lift_before_rest_rule:
             before = [d for _, d in self._roll_dice(prev, mover)]
-            if any(d.state is DieState.ROLLING for d in before) and len(dice) < len(before):
+            if any(d.state is DieState.ROLLING for d in before) and self._lifted(s) > self._lifted(prev):
                 self.lift_warnings[mover] += 1
                 sev = Severity.WARN if self.lift_warnings[mover] == 1 else Severity.IRREG
                 self._emit("DIE_LIFTED_BEFORE_REST", mover,

@@ -817,3 +817,15 @@ def test_a_hand_hiding_the_cube_or_clock_does_not_lose_the_double_or_the_end_of_
     s.table.cube = {"value": 2, "zone": "board"}
     s.snap()
     assert "DOUBLE_OFFERED" in s.all_codes() and s.codes() == []
+
+
+def test_a_die_hidden_for_a_moment_while_rolling_is_not_a_lift():
+    s = opened()
+    s.table.dice = [{"id": k, "value": None, "state": "rolling", "half": "left"} for k in (0, 1)]
+    s.snap()
+    s.table.dice = [{"id": 0, "value": None, "state": "rolling", "half": "left"}]  # die 1 out of sight
+    s.snap()
+    s.table.dice = [{"id": k, "value": v, "state": "at_rest", "half": "left", "reason": "flat_board"} for k, v in ((0, 6), (1, 4))]
+    s.snap(0.5)
+    s.snap(2.2)
+    assert s.codes() == [] and s.all_codes()[-1] == "ROLL_VALID"

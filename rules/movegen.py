@@ -231,33 +231,39 @@ class LegalPlays:
     a :class:`Play`, a notation string or a resulting :class:`Position`.
     """
 
-    __slots__ = ("position", "dice", "_results")
+    __slots__ = ("position", "dice", "_raw", "_results")
 
     def __init__(self, position: Position, dice: Dice | tuple[int, int] | str) -> None:
         self.position = position
         self.dice = Dice.coerce(dice)
+        self._raw: dict[Key, RawSteps] | None = None
         self._results: dict[Position, Play] | None = None
+
+    def _generate(self) -> dict[Key, RawSteps]:
+        """The raw results (boards only; cheap)."""
+        if self._raw is None:
+            my, opp = self.position.mover_view()
+            self._raw = generate(my, opp, self.dice.first, self.dice.second)
+        return self._raw
 
     def _compute(self) -> dict[Position, Play]:
         if self._results is None:
-            my, opp = self.position.mover_view()
-            raw = generate(my, opp, self.dice.first, self.dice.second)
             self._results = {
                 _result_position(self.position, key): Play(Step(*st) for st in steps)
-                for key, steps in raw.items()
+                for key, steps in self._generate().items()
             }
         return self._results
 
     def __len__(self) -> int:
-        return len(self._compute())
+        return len(self._generate())
 
     def __iter__(self) -> Iterator[Play]:
         return iter(self._compute().values())
 
     def __bool__(self) -> bool:
         """True when the mover can move at all (False for a dance or a blocked position)."""
-        plays = self._compute()
-        return not (len(plays) == 1 and not next(iter(plays.values())))
+        raw = self._generate()
+        return not (len(raw) == 1 and not next(iter(raw.values())))
 
     def __contains__(self, item: object) -> bool:
         if isinstance(item, Position):
@@ -364,10 +370,10 @@ def apply_play(position: Position, play: Play | str, dice: Dice | tuple[int, int
     if isinstance(play, str):
         play = Play.parse(play)
     view = legal if legal is not None else LegalPlays(position, dice)
-    results = view._compute()
+    raw = view._generate()
     my, opp = position.mover_view()
-    cands = [_result_position(position, k) for k in _literal_results(my, opp, play.steps, view.dice.moves)]
-    legal_cands = [c for c in cands if c in results]
+    keys = _literal_results(my, opp, play.steps, view.dice.moves)
+    legal_cands = [_result_position(position, k) for k in keys if k in raw]
     if legal_cands:
         if len(legal_cands) > 1:
             # A combined move that can pass a blot or not: take the reading whose number of hits
@@ -376,7 +382,7 @@ def apply_play(position: Position, play: Play | str, dice: Dice | tuple[int, int
             marked = play.hits
             legal_cands.sort(key=lambda c: (abs(c.on_bar(them) - position.on_bar(them) - marked), c.on_bar(them)))
         return legal_cands[0]
-    raise IllegalPlayError(_why_illegal(position, play, view, bool(cands)))
+    raise IllegalPlayError(_why_illegal(position, play, view, bool(keys)))
 
 
 def _dice_used(play: Play, dice: Dice) -> int:

@@ -81,6 +81,8 @@ _SPECS: list[AlertSpec] = [
     AlertSpec("AUTO_DOUBLE", E, "Automatic double on a tied opening roll", {"RG19": ("RG19 4.4.10", "RG19 4.4.9"), "WB23": ("WB23 4.4(viii)",), "STD": ("STD Optional-1",)}, severity_by_family={"RG19": V, "WB23": V}, digest="A7.13"),
     AlertSpec("JACOBY_APPLIED", E, "Jacoby rule: gammon counted as a single game (no double this game)", {"STD": ("STD Optional-3",)}, digest="A7.13"),
     AlertSpec("RESIGNATION", E, "Game conceded", {"RG19": ("RG19 4.5.1",), "WB23": ("WB23 4.5",), "US09": ("US09 4.9",), "STD": ("STD Gammons and Backgammons",)}, digest="A8.5"),
+    AlertSpec("CLAIM_VALID", E, "A claim passes the 1-2 against 6-6 test", {"RG19": ("RG19 4.5.2",)}, digest="A8.6"),
+    AlertSpec("CLAIM_INVALID", E, "A claim fails the 1-2 against 6-6 test (or contact is not broken)", {"RG19": ("RG19 4.5.2",)}, digest="A8.6"),
     AlertSpec("GAME_RESULT", E, "Game over", _all("RG19 4.6.2", "STD Gammons and Backgammons"), digest="A8.1-A8.3"),
     AlertSpec("MATCH_WON", E, "Match won", {"RG19": ("RG19 4.6.2",), "WB23": ("WB23 4.7",), "US09": ("US09 4.9",), "STD": ("STD Object",)}, digest="A8.12"),
     AlertSpec("ILLEGAL_MOVE_STANDS", E, "Correction window closed: the illegal move stands", {"RG19": ("RG19 4.2.3.1(a)", "RG19 4.2.3.1(d)"), "WB23": ("WB23 4.2(iii)",), "US09": ("US09 4.8",), "STD": ("STD Irregularities-2",)}, digest="A5.3"),

@@ -42,7 +42,7 @@ from rules.referee.tablestate import (
     Seat,
     TableState,
 )
-from rules.scoring import game_winner, result_kind
+from rules.scoring import claim_is_valid, game_winner, result_kind
 
 
 class Phase(StrEnum):
@@ -174,7 +174,7 @@ class Referee:
         """A spoken act entered by an operator or a microphone (DIGEST A.0 principle 4): ``resign``."""
         start = len(self.alerts)
         kind = act.get("act")
-        if kind in ("resign", "forfeit") and self.phase in (Phase.GAME_OVER, Phase.MATCH_OVER):
+        if kind in ("resign", "claim", "forfeit") and self.phase in (Phase.GAME_OVER, Phase.MATCH_OVER):
             raise ValueError(f"no game in progress to {kind} (the {'match' if self.phase is Phase.MATCH_OVER else 'game'} is over)")
         if kind == "resign":
             colour = Colour(act["player"])
@@ -184,6 +184,8 @@ class Referee:
                 self._log(EntryKind.ROLL, loser, dice=self.dice, play=None)
             self._emit("RESIGNATION", loser, f"{self._name(loser)} resigns a {_KIND_NAMES[value]}", frame=act.get("frame"))
             self._end_game(1 - loser, value, Termination.RESIGN, act.get("frame"))
+        elif kind == "claim":
+            self._claim(act)
         elif kind == "forfeit":
             # the match is conceded or forfeited (e.g. time expiry, RG19 4.3.4; withdrawal): the opponent wins it
             loser = self.setup.player_of(Colour(act["player"]))
@@ -202,8 +204,27 @@ class Referee:
                        f"{self.match.score[0]}-{self.match.score[1]}.", frame=frame, details={"forfeit": True})
             self.phase = Phase.MATCH_OVER
         else:
-            raise ValueError(f"unknown announcement {kind!r}; the referee understands 'resign' and 'forfeit'")
+            raise ValueError(f"unknown announcement {kind!r}; the referee understands 'resign', 'claim' and 'forfeit'")
         return self.alerts[start:]
+
+    def _claim(self, act: dict[str, Any]) -> None:
+        """RG19 4.5.2: a claim is valid if the claimant gets the result (or better) rolling 1-2 every turn
+        against 6-6 (DIGEST A8.6); the engine's ``claim_is_valid`` decides. An accepted valid claim ends the game."""
+        claimant = self.setup.player_of(Colour(act["player"]))
+        kind = {"single": ResultKind.SINGLE, "gammon": ResultKind.GAMMON, "backgammon": ResultKind.BACKGAMMON}[act.get("kind", "single")]
+        frame = act.get("frame")
+        roll = self.dice if self.phase is Phase.MOVING and self.turn == claimant else None
+        position = (self.roll_pos or self.position) if roll is not None else self.position
+        try:
+            valid = claim_is_valid(position, claimant, kind, claimant_roll=roll)
+            why = "it passes the test of rolling 1-2 against 6-6" if valid else "it fails the test of rolling 1-2 against 6-6"
+        except MatchError as exc:
+            valid, why = False, str(exc)
+        code = "CLAIM_VALID" if valid else "CLAIM_INVALID"
+        self._emit(code, claimant, f"{self._name(claimant)} claims a {_KIND_NAMES[kind]}: {why}.", frame=frame,
+                   details={"kind": kind.name.lower(), "valid": valid})
+        if act.get("accepted") and (valid or self.profile.family != "RG19"):
+            self._end_game(claimant, kind, Termination.CLAIM, frame)
 
     def decide(self, decision: dict[str, Any]) -> list[Alert]:
         """A monitor decision (acknowledge, let_stand, require_correction, rollback, set_position,

@@ -798,7 +798,7 @@ def test_a_resignation_after_the_game_ended_is_refused():
     s.ref.announce({"act": "resign", "player": "dark", "kind": "single"})
     with pytest.raises(ValueError, match="no game in progress"):
         s.ref.announce({"act": "resign", "player": "dark", "kind": "single"})
-    with pytest.raises(ValueError, match="understands 'resign' and 'forfeit'"):
+    with pytest.raises(ValueError, match="understands 'resign', 'claim' and 'forfeit'"):
         Scenario().ref.announce({"act": "sing"})
 
 
@@ -829,3 +829,14 @@ def test_a_die_hidden_for_a_moment_while_rolling_is_not_a_lift():
     s.snap(0.5)
     s.snap(2.2)
     assert s.codes() == [] and s.all_codes()[-1] == "ROLL_VALID"
+
+
+def test_a_claim_is_judged_by_the_rg19_test():
+    light = [13, 0, 0, 0, 0, 0, 2] + [0] * 19                 # light: two checkers left on his 6-point
+    dark = [0] * 7 + [3, 3, 3, 3, 3] + [0] * 14                 # dark: 15 far away, nothing borne off
+    s = _from(light, dark)
+    s.alerts += s.ref.announce({"act": "claim", "player": "light", "kind": "gammon", "accepted": True})
+    assert "CLAIM_VALID" in s.all_codes() and s.last("GAME_RESULT").details["kind"] == "gammon"
+    near = _from([13, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2] + [0] * 7, [10, 5] + [0] * 24)
+    near.alerts += near.ref.announce({"act": "claim", "player": "light", "kind": "single", "accepted": True})
+    assert "CLAIM_INVALID" in near.all_codes() and "GAME_RESULT" not in near.all_codes()

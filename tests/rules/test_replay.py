@@ -324,3 +324,9 @@ def test_fast_path_agrees_with_the_engine_on_a_real_match() -> None:
     blocked = Position.from_points({24: 1, 6: 14}, {7: 1, 6: 2, 2: 12})  # 19 blocked: must go via 18
     assert _literal_legal_result(blocked, Play.parse("24/13"), (6, 5)) is None
     assert apply_play(blocked, "24/13", (6, 5)).on_bar(1) == 1
+
+
+def test_crawford_off_header_allows_the_double() -> None:
+    off = CRAWFORD_DOUBLE.replace("; [Player 2 \"bob\"]", "; [Player 2 \"bob\"]\n; [Crawford \"Off\"]")
+    assert replay_match(loads(off)).irregularities == []
+    assert len(replay_match(loads(CRAWFORD_DOUBLE)).irregularities) == 1

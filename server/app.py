@@ -303,6 +303,7 @@ def _add_routes(app: FastAPI) -> None:
             "ok": True,
             "storage": live.log.description,
             "events_replayed": live.restored_events,
+            "replay_errors": live.replay_errors[:20],
             "tables": len(live.tables),
             "subscribers": live.hub.subscriber_count(),
         }

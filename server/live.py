@@ -116,6 +116,8 @@ class Live:
         self.matches: dict[str, MatchRecord] = {}
         self._replaying = False
         self.restored_events = 0
+        self.replay_errors: list[str] = []
+        """Events of the log that could not be replayed at start-up (shown by /api/health)."""
 
     # ----------------------------------------------------------------------------- start-up
     def restore(self) -> int:
@@ -124,7 +126,12 @@ class Live:
         n = 0
         try:
             for event in self.log.read():
-                self._apply_logged(event)
+                try:
+                    self._apply_logged(event)
+                except Exception as exc:  # noqa: BLE001 - one bad event must not keep the server down
+                    # (e.g. a referee bug fixed since, or an older schema): report it, keep the rest
+                    self.replay_errors.append(f"event {event.seq} ({event.kind}, table {event.table_id}): {exc!r}")
+                    log.error("event log: event %d could not be replayed: %r", event.seq, exc)
                 n += 1
         finally:
             self._replaying = False

@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from rules import ids
 from server.app import Settings, create_app
+from server.storage import EventLog
 
 ALERTING = {"VIOL", "IRREG", "WARN"}
 
@@ -220,3 +221,17 @@ def test_several_tables_at_once_keep_their_own_matches_alerts_and_feeds(client, 
     assert client.get(f"/api/matches/{tables['t2']['match_id']}").json()["players"] == ["Cleo", "Dan"]
     assert "64: 24/18 13/8" in client.get("/api/tables/t1/transcript.mat").text
     assert "64: 24/18 13/8" not in client.get("/api/tables/t2/transcript.mat").text
+
+
+def test_an_event_that_cannot_be_replayed_is_reported_and_the_rest_restored(db, stream, auth, start_table):
+    setup, states = stream
+    with TestClient(create_app(Settings(db=db, token="test-token-0123456789"))) as c:
+        start_table(c, setup)
+        feed(c, states[:10], auth)
+    log = EventLog.open(db)  # e.g. written by an older version with another schema
+    log.append("t1", "state", {"state": {"type": "table_state", "version": 99}})
+    log.close()
+    with TestClient(create_app(Settings(db=db, token="test-token-0123456789"))) as c:
+        health = c.get("/api/health").json()
+        assert len(health["replay_errors"]) == 1 and "TableStateError" in health["replay_errors"][0]
+        assert c.get("/api/tables/t1/view").json()["match"]["states"] == 10

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -91,7 +92,7 @@ class Irregularity:
 
     def __str__(self) -> str:
         where = f"game {self.game}" + (f" move {self.move}" if self.move is not None else "")
-        who = f" {self.player!r}" if self.player or self.player == "" else ""
+        who = f" {self.player!r}" if self.player else ""
         return f"{where}{who}: {self.kind}: played {self.played!r}; rules allow {self.allowed} ({self.rule})"
 
 
@@ -346,14 +347,14 @@ class _Replayer:
                     else:
                         after = apply_play(position, entry.play, entry.dice, legal=legal)
                         canonical = legal.play_for(after)
-                except IllegalPlayError as exc:
+                except IllegalPlayError:
                     written = {(st.src, st.dst) for st in entry.play.steps}
                     nearest = sorted(legal, key=lambda pl: -len(written & {(st.src, st.dst) for st in pl.steps}))
                     options = [str(play) or "(no play)" for play in nearest[:8]]
                     more = "" if len(legal) <= 8 else f" ... ({len(legal)} in all)"
                     self.irregular(game, entry, p, "illegal_move", entry.text, "STD Movement; RG19 4.2.2",
                                    f"one of {', '.join(options)}{more}" if options else "no play")
-                    self.note(game, entry, f"rest of game {game.number} not checked after the illegal move ({exc})")
+                    self.note(game, entry, f"rest of game {game.number} not checked after the illegal move")
                     broken = True
                     export.append(entry)
                     continue
@@ -376,7 +377,7 @@ class _Replayer:
                                    f"a double only on one's own turn ({self.name(position.turn)!r} is on roll)")
                 error = state.double_error(Player(p))
                 if error is not None:
-                    self.irregular(game, entry, p, "cube", entry.text, error.rule, _allowed_text(error))
+                    self.irregular(game, entry, p, "cube", entry.text, error.rule, _allowed_text(error, self.match.players))
                 elif entry.value != state.cube.value * 2:
                     self.irregular(game, entry, p, "cube", entry.text, "RG19 4.4.9",
                                    f"'Doubles => {state.cube.value * 2}' (twice the current value {state.cube.value})")
@@ -388,12 +389,12 @@ class _Replayer:
                 try:
                     state = state.beaver(Player(p))
                 except MatchError as exc:
-                    self.irregular(game, entry, p, "cube", entry.text, exc.rule, _allowed_text(exc))
+                    self.irregular(game, entry, p, "cube", entry.text, exc.rule, _allowed_text(exc, self.match.players))
             elif entry.kind is EntryKind.TAKE:
                 try:
                     state = state.take(Player(p))
                 except MatchError as exc:
-                    self.irregular(game, entry, p, "cube", entry.text, exc.rule, _allowed_text(exc))
+                    self.irregular(game, entry, p, "cube", entry.text, exc.rule, _allowed_text(exc, self.match.players))
             elif entry.kind is EntryKind.DROP:
                 if state.cube.offered_by is None or state.cube.offered_by == p:
                     self.irregular(game, entry, p, "cube", entry.text, "RG19 4.4.5",
@@ -443,7 +444,7 @@ class _Replayer:
             result = (file_winner, kind, Termination.RESIGN)
         if result is None:
             if last:
-                self.note(game, None, f"game {game.number} has no result (unfinished)")
+                self.note(game, None, "no result (unfinished game)")
             else:
                 self.irregular(game, None, None, "other", f"game {game.number} without a result", "RG19 4.5",
                                "every game played to completion, a pass or a concession")
@@ -565,8 +566,11 @@ def _money_leader(match: MatMatch) -> Player | None:
     return Player.FIRST if score[0] > score[1] else Player.SECOND
 
 
-def _allowed_text(error: MatchError) -> str:
-    return f"no such cube action: {error.message}" if hasattr(error, "message") else str(error)
+def _allowed_text(error: MatchError, names: tuple[str, str] | None = None) -> str:
+    text = f"no such cube action: {error.message}"
+    if names is not None:
+        text = re.sub(r"\b(FIRST|SECOND)\b", lambda m: repr(names[Player[m.group(1)]]), text)
+    return text
 
 
 def replay_match(match: MatMatch, visitor: ReplayVisitor | None = None,

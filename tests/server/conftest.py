@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,6 +85,57 @@ class Server:
         if self.proc.poll() is None:
             os.kill(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=10)
+
+
+def _pg_bin() -> Path | None:
+    for base in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
+        if (base / "initdb").exists() and (base / "pg_ctl").exists():
+            return base
+    return None
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A throw-away PostgreSQL server on a Unix socket, or a skip saying why there is none."""
+    pytest.importorskip("psycopg", reason="psycopg is not installed (pip install -e '.[postgres]')")
+    bin_dir = _pg_bin()
+    if bin_dir is None:
+        pytest.skip("no PostgreSQL server binaries (Debian package 'postgresql') to start a test server")
+    # not under pytest's tmp folder: it is private to root, and the server may have to run as 'postgres'
+    root = Path(tempfile.mkdtemp(prefix="gw-pg-"))
+    data, sock = root / "data", root / "sock"
+    sock.mkdir()
+    user = []
+    if os.geteuid() == 0:  # initdb refuses to run as root: run the test server as the 'postgres' user
+        if shutil.which("runuser") is None or subprocess.call(["id", "postgres"], stdout=subprocess.DEVNULL) != 0:
+            pytest.skip("running as root and there is no 'postgres' user to run a PostgreSQL test server")
+        shutil.chown(root, "postgres")
+        shutil.chown(sock, "postgres")
+        user = ["runuser", "-u", "postgres", "--"]
+    subprocess.run([*user, str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "gw"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run([*user, str(bin_dir / "pg_ctl"), "-D", str(data), "-o", f"-k {sock} -c listen_addresses=''",
+                    "-l", str(root / "log"), "-w", "start"], check=True, stdout=subprocess.DEVNULL)
+    try:
+        subprocess.run([*user, str(bin_dir / "createdb"), "-h", str(sock), "-U", "gw", "gwtest"], check=True)
+        yield f"postgresql://gw@/gwtest?host={sock}"
+    finally:
+        subprocess.run([*user, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def fresh_postgres(postgres_url: str) -> str:
+    """The URL of a new, empty database on the throw-away PostgreSQL server."""
+    import uuid
+
+    import psycopg
+
+    name = f"gw_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return postgres_url.replace("/gwtest?", f"/{name}?")
 
 
 @pytest.fixture

@@ -166,7 +166,10 @@ def test_reading_is_public_and_the_alternative_token_header_works(client, stream
     assert client.get("/api/auth", headers={"X-Gammonwatch-Token": "test-token-0123456789"}).status_code == 204
 
 
-def test_state_is_rebuilt_from_the_log_after_a_restart(db, stream, auth, start_table):
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_state_is_rebuilt_from_the_log_after_a_restart(request, backend, db, stream, auth, start_table):
+    if backend == "postgresql":
+        db = request.getfixturevalue("fresh_postgres")
     setup, states = stream
     with TestClient(create_app(Settings(db=db, token="test-token-0123456789"))) as c:
         start_table(c, setup)

@@ -70,6 +70,7 @@
   });
   function beep() {
     if (!audio) return;
+    window.gwBeeps = (window.gwBeeps || 0) + 1;  // counted, so the page tests can check the sound
     const t0 = audio.currentTime;
     for (const [start, freq] of [[0, 880], [0.22, 660]]) {
       const osc = audio.createOscillator();

@@ -70,6 +70,9 @@ def test_monitor_gets_live_updates_shows_the_alert_and_acknowledges_it(browser, 
     page.wait_for_selector("body[data-state-count='10']")
     assert page.locator("#board circle.checker").count() >= 30  # both sides' checkers drawn
     assert page.locator("#p0 .name").inner_text() == "Ann"
+    page.get_by_role("button", name="Sound: off").click()  # browsers allow sound after a click
+    page.wait_for_selector("#sound-btn:text('Sound: on')")
+    assert page.evaluate("window.gwBeeps") == 1  # the test beep on switching it on
     illegal_at = next(i for i, s in enumerate(states) if s["frame"] == 390)
     post_states(srv, states[10 : illegal_at + 1])
     card = page.locator("#alert-list li.alert[data-code='ILLEGAL_MOVE']")
@@ -78,6 +81,7 @@ def test_monitor_gets_live_updates_shows_the_alert_and_acknowledges_it(browser, 
     assert "legal: " in card.locator(".alert-details").inner_text()  # the referee's legal alternatives
     assert "Ann" in card.inner_text()
     assert page.locator("body.flash").count() == 1  # the flash of a new alert
+    assert page.evaluate("window.gwBeeps") == 2  # and its beep
     assert page.locator("#alert-count").inner_text() == "1 open"
     assert page.locator("#pos-id").inner_text() == srv.get("/api/tables/t1/view")["referee"]["position_id"]
     card.get_by_role("button", name="Acknowledge").click()

@@ -231,13 +231,13 @@ class LegalPlays:
     a :class:`Play`, a notation string or a resulting :class:`Position`.
     """
 
-    __slots__ = ("position", "dice", "_raw", "_results")
+    __slots__ = ("position", "dice", "_raw", "_by_position")
 
     def __init__(self, position: Position, dice: Dice | tuple[int, int] | str) -> None:
         self.position = position
         self.dice = Dice.coerce(dice)
         self._raw: dict[Key, RawSteps] | None = None
-        self._results: dict[Position, Play] | None = None
+        self._by_position: dict[Position, Key] | None = None
 
     def _generate(self) -> dict[Key, RawSteps]:
         """The raw results (boards only; cheap)."""
@@ -246,19 +246,20 @@ class LegalPlays:
             self._raw = generate(my, opp, self.dice.first, self.dice.second)
         return self._raw
 
-    def _compute(self) -> dict[Position, Play]:
-        if self._results is None:
-            self._results = {
-                _result_position(self.position, key): Play(Step(*st) for st in steps)
-                for key, steps in self._generate().items()
-            }
-        return self._results
+    def _positions(self) -> dict[Position, Key]:
+        """Resulting position -> raw key; a :class:`Play` is only built when one is asked for."""
+        if self._by_position is None:
+            self._by_position = {_result_position(self.position, key): key for key in self._generate()}
+        return self._by_position
+
+    def _play(self, key: Key) -> Play:
+        return Play(Step(*st) for st in self._generate()[key])
 
     def __len__(self) -> int:
         return len(self._generate())
 
     def __iter__(self) -> Iterator[Play]:
-        return iter(self._compute().values())
+        return (Play(Step(*st) for st in steps) for steps in self._generate().values())
 
     def __bool__(self) -> bool:
         """True when the mover can move at all (False for a dance or a blocked position)."""
@@ -267,7 +268,7 @@ class LegalPlays:
 
     def __contains__(self, item: object) -> bool:
         if isinstance(item, Position):
-            return item in self._compute()
+            return item in self._positions()
         if isinstance(item, (Play, str)):
             try:
                 apply_play(self.position, item, self.dice, legal=self)
@@ -278,19 +279,20 @@ class LegalPlays:
 
     def positions(self) -> list[Position]:
         """The distinct resulting positions (the opponent then on roll)."""
-        return list(self._compute())
+        return list(self._positions())
 
     def items(self) -> list[tuple[Play, Position]]:
-        return [(play, pos) for pos, play in self._compute().items()]
+        return [(self._play(key), pos) for pos, key in self._positions().items()]
 
     def play_for(self, after: Position) -> Play:
         """The notation of the play reaching ``after`` (as gnubg rebuilds it from before/after/dice)."""
         try:
-            return self._compute()[after]
+            key = self._positions()[after]
         except KeyError:
             raise IllegalPlayError(
                 f"no legal play with {self.dice} reaches {after!r} from {self.position!r}"
             ) from None
+        return self._play(key)
 
     def __repr__(self) -> str:
         plays = ", ".join(str(p) or "(no play)" for p in self)
@@ -402,8 +404,8 @@ def _dice_used(play: Play, dice: Dice) -> int:
 def _why_illegal(position: Position, play: Play, view: LegalPlays, walkable: bool) -> str:
     dice = view.dice
     head = f"{str(play) or '(no play)'} with {dice} is not legal for player {position.turn}"
-    results = view._compute()
-    options = [str(p) or "(no play)" for p in list(results.values())[:6]]
+    results = list(view)
+    options = [str(p) or "(no play)" for p in results[:6]]
     more = "" if len(results) <= 6 else f" ... ({len(results)} in all)"
     allowed = f"; legal plays: {', '.join(options)}{more}"
     my, _ = position.mover_view()
@@ -412,7 +414,7 @@ def _why_illegal(position: Position, play: Play, view: LegalPlays, walkable: boo
         return f"{head}: a checker on the bar must enter before any other checker moves (RG19 4.2.2.1){allowed}"
     if not walkable:
         return f"{head}: the written moves do not fit the dice or land on a made point{allowed}"
-    max_dice = max((len(p.steps) for p in results.values()), default=0)
+    max_dice = max((len(p.steps) for p in results), default=0)
     used = _dice_used(play, dice)
     if used < max_dice:
         return (f"{head}: it uses {used} of the dice but {max_dice} can be played; all must be used "

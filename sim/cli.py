@@ -5,6 +5,10 @@
     gammonwatch sim sheets [--out docs/contact-sheets]      contact sheets per die state and board style
     gammonwatch sim styles                                  list the board styles
     gammonwatch sim script MATCH.mat ...                    the referee engineer's scripted table states
+    gammonwatch sim video (--match FILE.mat | --random) --out DIR [--inject cocked_roll|illegal_move]
+                                                            a scripted match as video + ground-truth stream
+
+Each subcommand takes --help. See docs/sim.md for the file layout and the label JSON.
 """
 
 from __future__ import annotations

@@ -96,3 +96,27 @@ def test_injected_illegal_move_is_caught_by_the_referee(tmp_path: Path):
     r2 = subprocess.run([sys.executable, "-m", "server.cli", "referee", str(clean)], cwd=ROOT, capture_output=True,
                         text=True, timeout=120)
     assert "ILLEGAL_MOVE" not in r2.stdout + r2.stderr
+
+
+def test_sim_cli_dispatches_script_and_names_a_missing_transcript(tmp_path: Path):
+    r = run_cli("script", str(tmp_path / "absent.mat"))
+    assert r.returncode == 2 and "absent.mat" in r.stderr
+    r = run_cli("bogus")
+    assert r.returncode == 2 and "frames" in r.stderr and "video" in r.stderr
+
+
+def test_random_match_is_a_legal_game():
+    import numpy as np
+
+    from rules.matfile import EntryKind
+    from sim.video import random_match
+
+    m = random_match(np.random.default_rng(4))
+    entries = m.games[0].entries
+    assert entries[-1].kind is EntryKind.WIN
+    from rules.position import Position
+
+    pos = Position.start(turn=int(entries[0].player))
+    for e in entries[:-1]:
+        pos = pos.apply(e.play, e.dice)  # raises if a play were illegal
+    assert pos.is_game_over()

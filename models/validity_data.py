@@ -1,0 +1,190 @@
+"""Die-validity dataset: context crops + pose cues per die, cut from the simulator's labelled frames.
+
+    nice -n 15 python models/validity_data.py DATA_DIR... --out data-gen/validity-train.npz [--copies 2]
+        [--exclude-styles walnut-wood,navy-leather] [--styles ...] [--seed 0]
+
+Each labelled die (``objects`` of kind ``die`` with a box, at least 30% visible) gives one sample
+per copy: the context crop (``vision.dice_validity.context_crop``) and the features
+(``vision.dice_validity.die_features``) computed as at run time, from
+
+- a calibration profile made from the frame's 8 board corners moved by a few pixels (as a user
+  clicks them), the camera's intrinsics and the board's real sizes (``table_cm``), pose solved
+  from those corners (``calibration.profile.solve_pose``), as ``gammonwatch calibrate board
+  --intrinsics`` would;
+- the die's box with each edge moved by a pixel or two (a detector's box is not exact);
+- the total checkers per point from the frame's table state (what the board reader reports).
+
+Targets: the index in ``POSE_CLASSES`` of the physics label (docs/sim.md, decision 0300). A
+``wrong_side`` die shows no pose reason in its label; its pose class is recovered from ``physical``
+(flat on the surface, or on checkers), else it is kept with target -1 (evaluated, not trained on).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from calibration.board import BoardDimensions  # noqa: E402
+from calibration.intrinsics import Intrinsics  # noqa: E402
+from calibration.profile import CalibrationProfile, solve_pose  # noqa: E402
+from vision.dice_validity import POSE_CLASSES, checker_centres, context_crop, die_features  # noqa: E402
+from vision.observation import DIE_REASONS  # noqa: E402
+
+CORNER_JITTER_PX = 1.5
+BOX_JITTER_PX = 1.0
+MIN_VISIBLE = 0.3
+
+
+def label_files(dirs: list[Path], styles: set[str] | None, exclude: set[str] | None) -> Iterator[tuple[Path, dict[str, Any]]]:
+    for d in dirs:
+        frames = d / "frames" if (d / "frames").is_dir() else d
+        for js in sorted(frames.glob("*.json")):
+            try:
+                lab = json.loads(js.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                continue  # a frame being written
+            style = str(lab.get("look", {}).get("style", ""))
+            if (styles is not None and style not in styles) or (exclude is not None and style in exclude):
+                continue
+            img = js.with_name(str(lab.get("image", js.stem + ".jpg")).split("/")[-1])
+            if img.is_file():
+                yield img, lab
+
+
+def dims_for(lab: dict[str, Any]) -> BoardDimensions:
+    """The board's real sizes from a label (what a user would type into the profile)."""
+    c8 = np.asarray(lab["board"]["corners8_world_cm"], dtype=np.float64)
+    tc = lab["table_cm"]
+    return BoardDimensions(half_width=float(c8[0, 0] - c8[1, 0]), play_depth=float(c8[2, 1] - c8[1, 1]),
+                           bar_width=float(2 * c8[1, 0]), rail_width=float(tc["rail"]), rail_height=float(tc["rail_h"]),
+                           tray_width=float(tc["tray"]), tray_side="right", point_length_frac=float(tc["point_len_frac"]),
+                           checker_diameter=float(tc["checker_d"]), checker_height=float(tc["checker_h"]))
+
+
+def profile_for(lab: dict[str, Any], rng: np.random.Generator | None) -> CalibrationProfile:
+    """Calibrated profile (intrinsics + pose from 8 clicked corners) for a labelled frame."""
+    cam = lab["camera"]
+    w, h = int(cam["width"]), int(cam["height"])
+    dims = dims_for(lab)
+    corners = np.asarray(lab["board"]["corners8_px"], dtype=np.float64)
+    if rng is not None:
+        corners = corners + rng.normal(0.0, CORNER_JITTER_PX, corners.shape)
+    intr = Intrinsics(np.asarray(cam["K"], dtype=np.float64), np.asarray(cam["dist"], dtype=np.float64), (w, h))
+    pose = solve_pose(dims, corners, intr)
+    return CalibrationProfile((w, h), corners, dims, intr, pose)
+
+
+def pose_target(obj: dict[str, Any]) -> int:
+    reason = str(obj["reason"])
+    if reason in POSE_CLASSES:
+        return POSE_CLASSES.index(reason)
+    phys = obj.get("physical", {})
+    supports = set(phys.get("supports", []))
+    if float(phys.get("tilt_deg", 90.0)) < 3.0 and not phys.get("leaning_on"):
+        if supports == {"surface"}:
+            return POSE_CLASSES.index("flat_board")
+        if supports == {"checker"}:
+            return POSE_CLASSES.index("on_checker")
+    return -1
+
+
+def point_totals(lab: dict[str, Any]) -> list[int]:
+    pts = sorted(lab["table_state"]["points"], key=lambda p: int(p["point"]))
+    return [int(p["light"]) + int(p["dark"]) for p in pts]
+
+
+def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Generator) -> Iterator[dict[str, Any]]:
+    dice = [o for o in lab["objects"] if o.get("kind") == "die" and o.get("box_xyxy") is not None
+            and float(o.get("visible_frac", 1.0)) >= MIN_VISIBLE]
+    if not dice:
+        return
+    image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+    if image is None:
+        return
+    counts = point_totals(lab)
+    die_cm = float(lab["table_cm"]["die"])
+    for copy in range(copies):
+        try:
+            profile = profile_for(lab, rng if copy > 0 or copies == 1 else None)
+        except Exception:  # noqa: BLE001 - a degenerate view; skip the frame
+            return
+        centres = checker_centres(profile.dims, counts)
+        boxes = []
+        for o in dice:
+            b = np.asarray(o["box_xyxy"], dtype=np.float64) + rng.normal(0.0, BOX_JITTER_PX, 4)
+            if b[2] - b[0] < 3 or b[3] - b[1] < 3:
+                b = np.asarray(o["box_xyxy"], dtype=np.float64)
+            boxes.append(b.tolist())
+        for o, b in zip(dice, boxes, strict=True):
+            if b[2] - b[0] < 3 or b[3] - b[1] < 3:
+                continue
+            yield {
+                "crop": context_crop(np.asarray(image, dtype=np.uint8), b),
+                "feat": die_features(profile, b, boxes, counts, die_cm * float(rng.uniform(0.97, 1.03)), centres),
+                "y": pose_target(o),
+                "reason": DIE_REASONS.index(str(o["reason"])),
+                "half": {"left": 0, "right": 1}.get(str(o["physical"].get("half")), -1),
+                "rolled": {"left": 0, "right": 1}.get(str(lab["scene"]["rolled_half"]), -1),
+                "style": str(lab["look"]["style"]),
+                "frame": f"{img_path.parent.parent.name}/{img_path.stem}",
+                "seed": int(lab.get("id", {}).get("seed", -1)) if isinstance(lab.get("id"), dict) else -1,
+                "copy": copy,
+            }
+
+
+def build(dirs: list[Path], out: Path, copies: int, styles: set[str] | None, exclude: set[str] | None, seed: int) -> int:
+    rng = np.random.default_rng(seed)
+    rows: list[dict[str, Any]] = []
+    frames = 0
+    for img, lab in label_files(dirs, styles, exclude):
+        frames += 1
+        rows.extend(samples(img, lab, copies, rng))
+    if not rows:
+        print(f"validity_data: no labelled dice found in {', '.join(map(str, dirs))}", file=sys.stderr)
+        return 1
+
+    def col(key: str, dtype: npt.DTypeLike) -> npt.NDArray[Any]:
+        return np.asarray([r[key] for r in rows], dtype=dtype)
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.stem + ".tmp.npz")
+    np.savez_compressed(tmp, crops=np.stack([r["crop"] for r in rows]), feats=np.stack([r["feat"] for r in rows]),
+                        y=col("y", np.int64), reason=col("reason", np.int64), half=col("half", np.int64),
+                        rolled=col("rolled", np.int64), style=col("style", str), frame=col("frame", str),
+                        copy=col("copy", np.int64))
+    tmp.replace(out)
+    reasons = np.bincount(col("reason", np.int64)[col("copy", np.int64) == 0], minlength=len(DIE_REASONS))
+    print(f"{out}: {len(rows)} samples from {frames} frames ({copies} cop{'y' if copies == 1 else 'ies'}); "
+          + ", ".join(f"{r} {n}" for r, n in zip(DIE_REASONS, reasons, strict=True)))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dirs", nargs="+", type=Path)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--copies", type=int, default=1)
+    ap.add_argument("--styles", default=None)
+    ap.add_argument("--exclude-styles", default=None)
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args(argv)
+    styles = set(a.styles.split(",")) if a.styles else None
+    exclude = set(a.exclude_styles.split(",")) if a.exclude_styles else None
+    cv2.setNumThreads(1)
+    return build(a.dirs, a.out, a.copies, styles, exclude, a.seed)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

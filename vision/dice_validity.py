@@ -1,0 +1,399 @@
+"""Is a die at rest valid, and if not, why: geometric cues plus a small learned classifier.
+
+RG19 4.1.4.3 (DIGEST A1) judges a die at rest by three tests: supported by a vertical surface
+(``leaning``), balanced on an edge or corner (``cocked``), sunk below the tops of all the checkers
+it rests on (``in_gap``); and it must rest within the playing area (``off_board``), on the half where
+it was rolled (``wrong_side``), not on the other die (``on_die``). Vision reports the *physical*
+reason (the vocabulary of issue 5, :data:`vision.observation.DIE_REASONS`); whether ``on_checker``
+is valid depends on the rule set and is the referee's business (RG19 valid, US09/STD invalid, WB23
+only in dice-on-checkers mode; DIGEST A1.10).
+
+How (docs/dice-validity.md, decision 0700):
+
+1. :func:`die_features` turns the die's image box and the calibrated camera into pose cues in board
+   centimetres: where the die stands (its box centre cast onto the board at the height of a flat
+   die's centre, and at the height of a die lying on one checker), its distances to the rails, the
+   bar and the edges of the playing surface, its image footprint against the projected footprint of
+   a flat die of known size at that place, its closeness to the checker stacks expected from the
+   point counts, and to the other dice.
+2. :func:`context_crop` cuts a square crop with context around the die (tilt, visible side faces,
+   neighbouring checkers and rails show there).
+3. :class:`DieValidityClassifier` (ONNX, trained by ``models/train_die_validity.py`` on simulator
+   frames) combines both into probabilities over :data:`POSE_CLASSES`.
+4. :func:`decide` applies the reason priority of decision 0300: ``off_board`` first, then
+   ``wrong_side`` (only when the half the dice were rolled into is known: the referee knows who is
+   on roll), then the pose class.
+
+``valid_p`` is the probability that the die is validly at rest under USBGF 2019 (flat on the board
+or on checkers; the referee re-rules ``on_checker`` for other rule sets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.board import BoardDimensions
+from calibration.profile import CalibrationProfile
+from vision.errors import ModelMissingError, VisionError
+from vision.geometry import checker_slots
+
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+U8 = npt.NDArray[np.uint8]
+
+POSE_CLASSES: tuple[str, ...] = ("flat_board", "on_checker", "cocked", "leaning", "in_gap", "off_board", "on_die")
+"""What the classifier tells apart: the reasons a single frame can show (``wrong_side`` needs the roller)."""
+VALID_CLASSES = frozenset({"flat_board", "on_checker"})
+"""Reasons that are valid under USBGF 2019 (RG19 4.1.4.3)."""
+
+DEFAULT_DIE_CM = 1.75
+"""Edge of a precision die when the profile does not say (tournament dice are 5/8"-3/4", 1.6-1.9 cm)."""
+CROP_SIZE = 64
+"""Side of the classifier's context crop, pixels."""
+CROP_CONTEXT = 2.6
+"""Crop side as a multiple of the die box's longer side."""
+YAWS_DEG = (0.0, 15.0, 30.0, 45.0)
+"""Yaws of the flat-die footprint the observed box is compared with."""
+
+FEATURE_NAMES: tuple[str, ...] = (
+    "x_half",            # |x| position inside its half, as a fraction of the half's width (0 bar .. 1 outer rail)
+    "side",              # +1 right of the bar, -1 left
+    "inside_cm",         # signed distance to the edge of the playing surface (positive inside), flat-die hypothesis
+    "inside_hi_cm",      # the same on the raised (on a checker) hypothesis
+    "bar_cm",            # distance to the bar's edge
+    "outer_cm",          # distance to the outer rail
+    "nearfar_cm",        # distance to the near or far rail, whichever is closer
+    "w_ratio",           # observed box width / flat-die box width (mean over yaws)
+    "h_ratio",           # observed box height / flat-die box height
+    "area_ratio",        # observed box area / flat-die box area
+    "aspect_dev",        # observed aspect / flat aspect - 1
+    "die_px",            # flat-die box side in pixels / 40
+    "elev",              # camera elevation / 90 deg (1 without a pose)
+    "chk_near",          # distance to the nearest expected checker centre / checker radius (capped at 4)
+    "chk_near_hi",       # the same for the raised hypothesis
+    "chk_n",             # number of expected checkers within radius + die half-diagonal (capped, / 4)
+    "chk_top",           # top height of those checkers / checker height (layers)
+    "chk_rim",           # |distance to nearest checker centre - radius| / die edge, capped at 3
+    "pt_count",          # checkers on the point under the die / 5
+    "die_near",          # distance to the nearest other die / die edge (capped at 6)
+    "die_iou",           # largest box IoU with another die
+    "die_dy",            # vertical offset of the nearest other die's box centre / die box height (capped)
+    "n_dice",            # dice seen / 4
+)
+N_FEATURES = len(FEATURE_NAMES)
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+DEFAULT_MODEL = MODELS_DIR / "die_validity.onnx"
+REBUILD_HINT = "rebuild it with: pip install -e '.[train]' && python models/train_die_validity.py (see models/die_validity.md)"
+
+
+# ------------------------------------------------------------------------------------------ geometry
+def _backproject(profile: CalibrationProfile, uv: F64, z: float) -> F64:
+    """Board-frame ``(x, y)`` where the camera ray through pixels ``uv`` (N x 2) meets the plane at height ``z``.
+
+    Exact with a pose; without one the halves' homographies (plane z = 0) are used and ``z`` is ignored."""
+    pts = np.asarray(uv, dtype=np.float64).reshape(-1, 2)
+    if profile.pose is None or profile.intrinsics is None:
+        from vision.geometry import image_to_board
+
+        return image_to_board(profile, pts)
+    rmat, _ = cv2.Rodrigues(profile.pose.rvec)
+    norm = cv2.undistortPoints(pts.reshape(-1, 1, 2), profile.intrinsics.camera_matrix,
+                               profile.intrinsics.dist_coeffs).reshape(-1, 2)
+    rays = np.column_stack([norm, np.ones(len(norm))]) @ rmat  # world directions (R^T d, row form)
+    centre = profile.pose.camera_centre
+    dz = rays[:, 2]
+    dz = np.where(np.abs(dz) < 1e-9, -1e-9, dz)
+    lam = (z - centre[2]) / dz
+    return np.asarray(centre[:2] + lam[:, None] * rays[:, :2], dtype=np.float64)
+
+
+def _flat_die_boxes(profile: CalibrationProfile, xy: tuple[float, float], size: float, z0: float) -> F64:
+    """Image boxes ``len(YAWS_DEG) x 4`` of a die lying flat at ``xy`` with its base at height ``z0``."""
+    h = size / 2
+    base = np.array([[sx * h, sy * h, z] for sx in (-1, 1) for sy in (-1, 1) for z in (z0, z0 + size)])
+    pts = []
+    for yaw in YAWS_DEG:
+        c, s = np.cos(np.radians(yaw)), np.sin(np.radians(yaw))
+        rot = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+        pts.append(base @ rot.T + np.array([xy[0], xy[1], 0.0]))
+    uv = profile.project(np.vstack(pts)).reshape(len(YAWS_DEG), 8, 2)
+    return np.column_stack([uv[:, :, 0].min(1), uv[:, :, 1].min(1), uv[:, :, 0].max(1), uv[:, :, 1].max(1)])
+
+
+def _surface_distances(dims: BoardDimensions, x: float, y: float) -> tuple[float, float, float, float]:
+    """(signed distance to the playing surface's edge, to the bar's edge, to the outer rail, to the near/far rail)."""
+    b, w, q = dims.bar_width / 2, dims.half_width, dims.play_depth / 2
+    ax = abs(x)
+    bar = ax - b
+    outer = b + w - ax
+    nearfar = q - abs(y)
+    inside = min(bar, outer, nearfar)
+    if inside < 0:  # outside: Euclidean distance to the half's rectangle, negative
+        dx = max(b - ax, 0.0, ax - (b + w))
+        dy = max(abs(y) - q, 0.0)
+        inside = -float(np.hypot(dx, dy))
+    return inside, bar, outer, nearfar
+
+
+def _box_iou(a: Sequence[float], b: Sequence[float]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def checker_centres(dims: BoardDimensions, counts: Sequence[int] | None) -> F64:
+    """Expected checker centres ``N x 3`` (cm) from total counts per physical point 1..24 (light + dark)."""
+    if counts is None:
+        return np.zeros((0, 3))
+    if len(counts) != 24:
+        raise VisionError(f"checker counts must have 24 entries (physical points 1..24), got {len(counts)}")
+    parts = [checker_slots(dims, p + 1, int(n)) for p, n in enumerate(counts) if int(n) > 0]
+    return np.vstack(parts) if parts else np.zeros((0, 3))
+
+
+def die_features(profile: CalibrationProfile, box_xyxy: Sequence[float], other_boxes: Sequence[Sequence[float]] = (),
+                 point_counts: Sequence[int] | None = None, die_cm: float = DEFAULT_DIE_CM,
+                 centres: F64 | None = None) -> F32:
+    """The pose cues of one die (:data:`FEATURE_NAMES`), from its image box and the calibrated camera.
+
+    ``other_boxes`` are the other dice's boxes in the same frame, ``point_counts`` the checkers (both
+    colours) on physical points 1..24 (from the board reader), ``die_cm`` the dice's edge.
+    ``centres`` may pass :func:`checker_centres` precomputed for several dice of one frame."""
+    x0, y0, x1, y1 = (float(v) for v in box_xyxy)
+    if not (x1 > x0 and y1 > y0):
+        raise VisionError(f"die box {list(box_xyxy)} is empty: need x1 > x0 and y1 > y0")
+    if die_cm <= 0:
+        raise VisionError(f"die size must be positive (cm), got {die_cm}")
+    dims = profile.dims
+    s = die_cm
+    hch = dims.checker_height
+    uv = np.array([[(x0 + x1) / 2, (y0 + y1) / 2]])
+    lo = _backproject(profile, uv, s / 2)[0]
+    hi = _backproject(profile, uv, hch + s / 2)[0]
+    x, y = float(lo[0]), float(lo[1])
+    inside, bar, outer, nearfar = _surface_distances(dims, x, y)
+    inside_hi = _surface_distances(dims, float(hi[0]), float(hi[1]))[0]
+    boxes = _flat_die_boxes(profile, (x, y), s, 0.0)
+    fw = float(np.mean(boxes[:, 2] - boxes[:, 0]))
+    fh = float(np.mean(boxes[:, 3] - boxes[:, 1]))
+    ow, oh = x1 - x0, y1 - y0
+    w_ratio, h_ratio = ow / max(fw, 1e-3), oh / max(fh, 1e-3)
+    aspect_dev = (ow / oh) / max(fw / max(fh, 1e-3), 1e-3) - 1.0
+    elev = profile.pose.elevation_deg / 90.0 if profile.pose is not None else 1.0
+
+    ctr = checker_centres(dims, point_counts) if centres is None else centres
+    r = dims.checker_diameter / 2
+    if len(ctr):
+        d_lo = np.hypot(ctr[:, 0] - x, ctr[:, 1] - y)
+        d_hi = np.hypot(ctr[:, 0] - hi[0], ctr[:, 1] - hi[1])
+        near = float(d_lo.min())
+        near_hi = float(d_hi.min())
+        close = d_lo < r + s * 0.71
+        n_close = int(close.sum())
+        top = float((ctr[close, 2].max() + hch / 2) / hch) if n_close else 0.0
+        rim = float(np.abs(np.minimum(d_lo, d_hi) - r).min() / s)
+    else:
+        near = near_hi = 4.0 * r
+        n_close, top, rim = 0, 0.0, 3.0
+    pt_count = 0
+    if point_counts is not None and inside > -s:
+        from vision.geometry import classify_board_xy
+
+        region, _, point = classify_board_xy(dims, [[x, y]])[0]
+        if region == "point" and point is not None:
+            pt_count = int(point_counts[point - 1])
+
+    die_near, die_iou, die_dy = 6.0, 0.0, 0.0
+    for ob in other_boxes:
+        bx0, by0, bx1, by1 = (float(v) for v in ob)
+        if (bx0, by0, bx1, by1) == (x0, y0, x1, y1):
+            continue
+        oxy = _backproject(profile, np.array([[(bx0 + bx1) / 2, (by0 + by1) / 2]]), s / 2)[0]
+        dist = float(np.hypot(oxy[0] - x, oxy[1] - y)) / s
+        if dist < die_near:
+            die_near = dist
+            die_dy = float(np.clip(((by0 + by1) / 2 - (y0 + y1) / 2) / oh, -3, 3))
+        die_iou = max(die_iou, _box_iou((x0, y0, x1, y1), (bx0, by0, bx1, by1)))
+    half_w = dims.half_width
+    feats = [
+        float(np.clip((abs(x) - dims.bar_width / 2) / half_w, -0.5, 1.5)),
+        1.0 if x >= 0 else -1.0,
+        float(np.clip(inside, -10, 10)) / s,
+        float(np.clip(inside_hi, -10, 10)) / s,
+        float(np.clip(bar, -10, 10)) / s,
+        float(np.clip(outer, -10, 10)) / s,
+        float(np.clip(nearfar, -10, 10)) / s,
+        w_ratio, h_ratio, w_ratio * h_ratio, float(np.clip(aspect_dev, -2, 2)),
+        fw / 40.0, elev,
+        min(near / r, 4.0), min(near_hi / r, 4.0), min(n_close, 8) / 4.0, min(top, 6.0), min(rim, 3.0),
+        min(pt_count, 15) / 5.0,
+        min(die_near, 6.0), die_iou, die_dy,
+        min(len(other_boxes) + 1, 4) / 4.0,
+    ]
+    return np.asarray(feats, dtype=np.float32)
+
+
+def die_board_xy(profile: CalibrationProfile, box_xyxy: Sequence[float], die_cm: float = DEFAULT_DIE_CM) -> tuple[float, float]:
+    """Board position (cm) of a die lying flat, from its image box."""
+    x0, y0, x1, y1 = (float(v) for v in box_xyxy)
+    xy = _backproject(profile, np.array([[(x0 + x1) / 2, (y0 + y1) / 2]]), die_cm / 2)[0]
+    return float(xy[0]), float(xy[1])
+
+
+def half_of(profile: CalibrationProfile, xy: tuple[float, float]) -> Literal["left", "right"] | None:
+    """The half of the playing surface under ``xy`` (cm), or None off the surface."""
+    inside = _surface_distances(profile.dims, xy[0], xy[1])[0]
+    if inside < 0:
+        return None
+    return "right" if xy[0] >= 0 else "left"
+
+
+# ------------------------------------------------------------------------------------------ crops
+def context_crop(image: U8, box_xyxy: Sequence[float]) -> U8:
+    """A ``CROP_SIZE`` square around the die, :data:`CROP_CONTEXT` times its box, border replicated."""
+    x0, y0, x1, y1 = (float(v) for v in box_xyxy)
+    if not (x1 > x0 and y1 > y0):
+        raise VisionError(f"die box {list(box_xyxy)} is empty: need x1 > x0 and y1 > y0")
+    side = max(x1 - x0, y1 - y0) * CROP_CONTEXT
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    scale = CROP_SIZE / side
+    m = np.array([[scale, 0.0, CROP_SIZE / 2 - scale * cx], [0.0, scale, CROP_SIZE / 2 - scale * cy]])
+    interp = cv2.INTER_AREA if scale < 1.0 else cv2.INTER_LINEAR
+    return np.asarray(cv2.warpAffine(image, m, (CROP_SIZE, CROP_SIZE), flags=interp,
+                                     borderMode=cv2.BORDER_REPLICATE), dtype=np.uint8)
+
+
+def crops_to_tensor(crops: Sequence[U8] | U8) -> F32:
+    """BGR crops ``N x S x S x 3`` -> network input ``N x 3 x S x S``, RGB, standardised per crop."""
+    batch = np.asarray(crops, dtype=np.float32)
+    if batch.ndim == 3:
+        batch = batch[None]
+    if batch.shape[1:] != (CROP_SIZE, CROP_SIZE, 3):
+        raise VisionError(f"validity crops must be {CROP_SIZE}x{CROP_SIZE}x3, got {batch.shape[1:]}")
+    batch = batch[..., ::-1] / 255.0
+    mean = batch.mean(axis=(1, 2, 3), keepdims=True)
+    std = batch.std(axis=(1, 2, 3), keepdims=True)
+    batch = (batch - mean) / np.maximum(std, 1e-3)
+    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32)
+
+
+# ------------------------------------------------------------------------------------------ decision
+@dataclass(frozen=True)
+class DieValidity:
+    """Validity of one die at rest."""
+
+    reason: str
+    """One of :data:`vision.observation.DIE_REASONS`."""
+    valid_p: float
+    """P(valid under USBGF 2019): P(flat_board) + P(on_checker), zero when off the board or on the wrong side."""
+    pose_p: F32
+    """Probabilities over :data:`POSE_CLASSES`."""
+    half: Literal["left", "right"] | None
+    board_xy: tuple[float, float]
+
+    @property
+    def valid(self) -> bool:
+        return self.valid_p >= 0.5
+
+    @property
+    def confidence(self) -> float:
+        """Probability of the reported reason (1 for the geometric ``wrong_side``)."""
+        if self.reason == "wrong_side":
+            return 1.0
+        return float(self.pose_p[POSE_CLASSES.index(self.reason)])
+
+
+def decide(pose_p: npt.ArrayLike, half: Literal["left", "right"] | None, rolled_half: str | None = None,
+           valid_threshold: float = 0.5) -> tuple[str, float]:
+    """Reason and valid_p from the pose probabilities, by the priority of decision 0300:
+    ``off_board``, ``wrong_side`` (when ``rolled_half`` is known), then the most likely pose class.
+
+    A die judged invalid with ``valid_p`` just under the threshold keeps its most likely *invalid*
+    reason; ``valid_threshold`` trades catches for false alarms (docs/dice-validity.md)."""
+    p = np.asarray(pose_p, dtype=np.float64).reshape(-1)
+    if p.shape != (len(POSE_CLASSES),):
+        raise VisionError(f"pose probabilities must have {len(POSE_CLASSES)} entries, got {p.shape}")
+    valid_p = float(p[0] + p[1])
+    off = POSE_CLASSES.index("off_board")
+    if p[off] >= 0.5:
+        return "off_board", 0.0
+    if rolled_half is not None and half is not None and half != rolled_half:
+        return "wrong_side", 0.0
+    if valid_p >= valid_threshold:
+        return ("flat_board" if p[0] >= p[1] else "on_checker"), valid_p
+    invalid = [i for i in range(len(POSE_CLASSES)) if POSE_CLASSES[i] not in VALID_CLASSES]
+    best = max(invalid, key=lambda i: p[i])
+    return POSE_CLASSES[best], valid_p
+
+
+class DieValidityClassifier:
+    """The learned part: context crop + pose cues -> probabilities over :data:`POSE_CLASSES` (ONNX Runtime).
+
+    >>> clf = DieValidityClassifier()                                   # doctest: +SKIP
+    >>> v = clf.judge(image, profile, boxes, point_counts=counts, rolled_half="right")  # doctest: +SKIP
+    >>> v[0].reason, v[0].valid_p                                       # doctest: +SKIP
+    ('leaning', 0.003)
+    """
+
+    def __init__(self, model_path: str | Path = DEFAULT_MODEL, threads: int = 1, valid_threshold: float | None = None) -> None:
+        import onnxruntime as ort
+
+        path = Path(model_path)
+        if not path.is_file():
+            raise ModelMissingError(f"die validity model {path} is missing; {REBUILD_HINT}")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        try:
+            self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise ModelMissingError(f"die validity model {path} cannot be loaded ({exc}); {REBUILD_HINT}") from exc
+        names = [i.name for i in self._session.get_inputs()]
+        if names != ["crop", "features"]:
+            raise ModelMissingError(f"die validity model {path} has inputs {names}, expected ['crop', 'features']; {REBUILD_HINT}")
+        meta = self._session.get_modelmeta().custom_metadata_map
+        self.valid_threshold = float(valid_threshold if valid_threshold is not None else meta.get("valid_threshold", 0.5))
+        self.model_path = path
+
+    def predict(self, crops: Sequence[U8] | U8, features: F32) -> F32:
+        """``N x len(POSE_CLASSES)`` probabilities for crops cut with :func:`context_crop` and their features."""
+        feats = np.asarray(features, dtype=np.float32).reshape(-1, N_FEATURES)
+        if len(feats) == 0:
+            return np.zeros((0, len(POSE_CLASSES)), dtype=np.float32)
+        logits = np.asarray(self._session.run(None, {"crop": crops_to_tensor(crops), "features": feats})[0], dtype=np.float32)
+        z = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float32)
+
+    def judge(self, image: U8, profile: CalibrationProfile, boxes_xyxy: Sequence[Sequence[float]],
+              point_counts: Sequence[int] | None = None, rolled_half: str | None = None,
+              die_cm: float = DEFAULT_DIE_CM) -> list[DieValidity]:
+        """Judge every die of one frame (all dice's boxes in ``boxes_xyxy``), e.g. once the tracker says they rest."""
+        arr = np.asarray(image)
+        if arr.ndim != 3 or arr.shape[2] != 3 or arr.dtype != np.uint8:
+            raise VisionError(f"need an 8-bit colour image (H x W x 3, as cv2.imread gives), got shape {arr.shape} and type {arr.dtype}")
+        if rolled_half not in (None, "left", "right"):
+            raise VisionError(f"rolled_half must be 'left', 'right' or None, got {rolled_half!r}")
+        if not len(boxes_xyxy):
+            return []
+        centres = checker_centres(profile.dims, point_counts)
+        feats = np.stack([die_features(profile, b, boxes_xyxy, point_counts, die_cm, centres) for b in boxes_xyxy])
+        crops = np.stack([context_crop(arr, b) for b in boxes_xyxy])
+        probs = self.predict(crops, feats)
+        out = []
+        for b, p in zip(boxes_xyxy, probs, strict=True):
+            xy = die_board_xy(profile, b, die_cm)
+            half = half_of(profile, xy)
+            reason, valid_p = decide(p, half, rolled_half, self.valid_threshold)
+            out.append(DieValidity(reason, valid_p, p, half, xy))
+        return out

@@ -5,7 +5,7 @@
     gammonwatch sim sheets [--out docs/contact-sheets]      contact sheets per die state and board style
     gammonwatch sim styles                                  list the board styles
     gammonwatch sim script MATCH.mat ...                    the referee engineer's scripted table states
-    gammonwatch sim video (--match FILE.mat | --random) --out DIR [--inject cocked_roll|illegal_move]
+    gammonwatch sim video (--match FILE.mat | --random) --out DIR [--inject KIND] [--inject-at N]
                                                             a scripted match as video + ground-truth stream
 
 Each subcommand takes --help. See docs/sim.md for the file layout and the label JSON.

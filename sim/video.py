@@ -14,10 +14,11 @@ Output::
     DIR/camera.json       the fixed camera (intrinsics, distortion, pose) and the board corners in pixels
     DIR/summary.json      frames, states, dice whose physics label differs from the script's
 
-Injected irregularities (``--inject``): ``cocked_roll`` makes the first die of the N-th roll
-(``--inject-at``, default the 3rd) come to rest cocked, and the script then plays that roll anyway.
-Other irregularities (illegal move, premature roll or grab, double after rolling, Crawford double)
-need the script to produce them and are not yet available.
+Injected irregularities (``--inject``, at the ``--inject-at``-th roll or turn, default 3):
+``cocked_roll`` (the first die comes to rest balanced on an edge or corner and the script plays on),
+``illegal_move`` (the transcript's play is changed into an illegal one, laid out literally),
+``premature_roll``, ``premature_grab`` and ``double_after_roll`` (woven into the script with its own
+primitives, :func:`irregular_script`). A double in the Crawford game is not available yet.
 """
 
 from __future__ import annotations
@@ -32,8 +33,76 @@ from typing import Any
 
 import numpy as np
 
-INJECTIONS = ("cocked_roll", "illegal_move")
-NOT_YET = ("premature_roll", "premature_grab", "double_after_roll", "crawford_double")
+INJECTIONS = ("cocked_roll", "illegal_move", "premature_roll", "premature_grab", "double_after_roll")
+NOT_YET = ("crawford_double",)
+
+
+def irregular_script(match: Any, options: Any, inject: list[str], at: int, seed: int = 0) -> Iterator[Any]:
+    """The referee engineer's script with turn-level irregularities woven in, using its own
+    primitives (throw, hand, snap, end_turn):
+
+    - ``premature_roll``: at the ``at``-th end of turn the opponent rolls (the transcript's next
+      roll) before the clock is pressed (RG19 4.1.8.1; picking up the shared dice early is also a
+      premature grab); the roll is let stand and the transcript goes on;
+    - ``premature_grab``: at the ``at``-th end of turn the opponent's hand takes the shared dice
+      before the clock is pressed (RG19 4.1.8.2);
+    - ``double_after_roll``: after the ``at``-th (non-opening) roll the roller puts the cube on the
+      board, then takes it back (RG19 4.4.2: a double after rolling is void).
+    """
+    from rules.matfile import EntryKind
+    from sim.script import MatchScript
+
+    del seed
+    rolls = [e for g in match.games for e in g.entries if e.kind is EntryKind.ROLL]
+
+    class Irregular(MatchScript):
+        turns = 0
+        throws = 0
+        calls = 0  # throw() calls so far = index of the next roll entry
+        early = False
+
+        def end_turn(self, player: int) -> Iterator[Any]:
+            self.turns += 1
+            if self.turns == at:
+                if "premature_grab" in inject:
+                    self.hand(1 - player, "dice")
+                    yield self.snap()
+                    self.no_hands()
+                    yield self.snap()
+                nxt = rolls[self.calls] if self.calls < len(rolls) else None
+                if "premature_roll" in inject and nxt is not None and int(nxt.player) == 1 - player:
+                    assert nxt.dice is not None
+                    yield from MatchScript.throw(self, 1 - player, nxt.dice)
+                    self.early = True
+            yield from super().end_turn(player)
+
+        def throw(self, player: int, values: tuple[int, int], opening: bool = False, *args: Any,
+                  **kwargs: Any) -> Iterator[Any]:
+            self.calls += 1
+            if self.early:  # the early roll stands: the dice are already at rest
+                self.early = False
+                yield self.snap()
+                return
+            yield from super().throw(player, values, opening, *args, **kwargs)
+            if opening:
+                return
+            self.throws += 1
+            if "double_after_roll" in inject and self.throws == at:
+                old = dict(self.table.cube) if self.table.cube else None
+                self.hand(player, "cube")
+                yield self.snap()
+                value = int((old or {}).get("value", 1))
+                self.table.cube = {"value": max(2, value * 2), "zone": "board"}
+                yield self.snap()
+                self.no_hands()
+                yield self.snap(0.8)
+                self.hand(player, "cube")
+                self.table.cube = old
+                yield self.snap()
+                self.no_hands()
+                yield self.snap()
+
+    return Irregular(match, options).steps()
 
 
 def inject_illegal_move(match: Any, n: int) -> tuple[Any, str]:
@@ -447,7 +516,12 @@ def main(argv: list[str]) -> int:
             print(f"gammonwatch sim video: {exc}", file=sys.stderr)
             return 2
         notes.append(f"illegal_move: {what}")
-    steps: Iterator[Any] = script_match(match, ScriptOptions())
+    turn_level = [n for n in a.inject if n in ("premature_roll", "premature_grab", "double_after_roll")]
+    if turn_level:
+        steps: Iterator[Any] = irregular_script(match, ScriptOptions(), turn_level, a.inject_at, a.seed)
+        notes += [f"{n}: at turn/roll {a.inject_at}" for n in turn_level]
+    else:
+        steps = script_match(match, ScriptOptions())
     summary = render_video(steps, a.out, seed=a.seed, fps=a.fps, max_seconds=a.max_seconds, style=a.style,
                            inject=a.inject, inject_at=a.inject_at, elevation=a.elevation, progress=not a.quiet,
                            shadows=a.shadows)

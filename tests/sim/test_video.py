@@ -44,7 +44,7 @@ def test_unreadable_transcript_is_named(tmp_path: Path):
 def test_irregularities_not_yet_scripted_are_refused(tmp_path: Path):
     m = tmp_path / "m.mat"
     m.write_text(MAT)
-    r = run_cli("video", "--match", str(m), "--out", str(tmp_path / "v"), "--inject", "premature_roll")
+    r = run_cli("video", "--match", str(m), "--out", str(tmp_path / "v"), "--inject", "crawford_double")
     assert r.returncode == 2 and "not available yet" in r.stderr
 
 
@@ -120,3 +120,34 @@ def test_random_match_is_a_legal_game():
     for e in entries[:-1]:
         pos = pos.apply(e.play, e.dice)  # raises if a play were illegal
     assert pos.is_game_over()
+
+
+MAT2 = """1 point match
+
+ Game 1
+ alice : 0                     bob : 0
+  1) 31: 8/5 6/5               52: 13/8 13/11
+  2) 64: 24/18 18/14           21: bar/23 6/5
+"""
+
+
+@pytest.mark.parametrize("kind, codes", [
+    ("premature_roll", {"FAST_ROLL"}),  # RG19 4.1.8.1 (the early pick-up is also a FAST_GRAB)
+    ("premature_grab", {"FAST_GRAB"}),  # RG19 4.1.8.2
+    ("double_after_roll", {"DOUBLE_AFTER_ROLL_ATTEMPT"}),  # RG19 4.4.2
+])
+def test_turn_level_irregularities_reach_the_referee_and_the_transcript_survives(tmp_path: Path, kind, codes):
+    from rules.matfile import loads
+    from sim.script import ScriptOptions
+    from sim.video import irregular_script
+
+    stream = tmp_path / "s.jsonl"
+    stream.write_text("\n".join(json.dumps(s.record) for s in irregular_script(loads(MAT2), ScriptOptions(), [kind], 1))
+                      + "\n")
+    out = tmp_path / "out.mat"
+    r = subprocess.run([sys.executable, "-m", "server.cli", "referee", str(stream), "--transcript", str(out)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    raised = {line.split()[1] for line in r.stdout.splitlines() if line and not line.startswith("EVENT")}
+    assert codes <= raised and "ILLEGAL_MOVE" not in raised
+    text = out.read_text()
+    assert "31: 8/5 6/5" in text and "52: 13/8 13/11" in text and "64: 24/18 18/14*" in text

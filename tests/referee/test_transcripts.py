@@ -4,6 +4,8 @@ file's (moves as resulting positions, cube actions, game results). Also the two 
 from __future__ import annotations
 
 import json
+import os
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -35,10 +37,11 @@ def test_all_shared_transcripts_are_reproduced_without_alerts():
     files = sorted(SHARED.glob("*.txt"))
     assert len(files) >= 300
     problems = []
-    for path in files:
-        flagged, same, notes = check_file(path)
-        if flagged or not same:
-            problems.append(f"{path.name}: alerts {flagged[:2]}, record equal: {same}")
+    workers = max(1, min(2, os.cpu_count() or 1))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for path, (flagged, same, _notes) in zip(files, pool.map(check_file, files, chunksize=10), strict=True):
+            if flagged or not same:
+                problems.append(f"{path.name}: alerts {flagged[:2]}, record equal: {same}")
     assert problems == []
 
 

@@ -40,6 +40,18 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--transcript", metavar="OUT.mat", help="write the match transcript the referee recorded")
     args = parser.parse_args(argv)
 
+    misplaced = [flag for flag, used, rules in (
+        ("--moves-policy", args.moves_policy != "legal", "wbgf-2023"),
+        ("--dice-on-checkers", args.dice_on_checkers, "wbgf-2023"),
+        ("--no-jacoby", args.no_jacoby, "money"),
+        ("--no-beavers", args.no_beavers, "money"),
+        ("--automatic-doubles", args.automatic_doubles != 1, "money"),
+    ) if used and args.rules != rules]
+    if misplaced:
+        print(f"gammonwatch referee: {', '.join(misplaced)} only applies to another rule set than --rules {args.rules} "
+              "(--moves-policy and --dice-on-checkers: wbgf-2023; --no-jacoby, --no-beavers, --automatic-doubles: money)",
+              file=sys.stderr)
+        return 2
     try:
         profile = get_profile(
             args.rules,

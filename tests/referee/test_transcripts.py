@@ -118,6 +118,8 @@ def test_referee_command_reports_unreadable_input(tmp_path, capsys):
     assert "no such file" in capsys.readouterr().err
     assert referee_main([str(tmp_path / "x"), "--rules", "fibs"]) == 2
     assert "unknown rule set 'fibs'" in capsys.readouterr().err
+    assert referee_main([str(tmp_path / "x"), "--moves-policy", "responsible"]) == 2
+    assert "--moves-policy only applies" in capsys.readouterr().err
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type": "table_state", "version": 1}\n')
     assert referee_main([str(bad), "--json"]) == 1

@@ -50,7 +50,13 @@ class AlertSpec:
         return family in self.cites or "*" in self.cites
 
     def cites_for(self, family: str) -> tuple[str, ...]:
-        return self.cites.get(family, self.cites.get("*", ()))
+        """The sections to cite under ``family``. A shared ("*") list keeps the family's own sections,
+        the standard rules of the game (STD) and anything that is not a rule document."""
+        if family in self.cites:
+            return self.cites[family]
+        shared = self.cites.get("*", ())
+        kept = tuple(c for c in shared if c.split()[0] in (family, "STD") or c.split()[0] not in FAMILIES)
+        return kept
 
 
 V, IR, W, E = Severity.VIOL, Severity.IRREG, Severity.WARN, Severity.EVENT
@@ -106,7 +112,7 @@ _SPECS: list[AlertSpec] = [
     # ---------------------------------------------------------------- checkers (A5, A6)
     AlertSpec("ILLEGAL_MOVE", V, "Illegal move", {"RG19": ("RG19 4.2.3.1(a)", "RG19 4.2.3.2"), "WB23": ("WB23 4.2(iii)", "WB23 1.1"), "US09": ("US09 4.8",), "STD": ("STD Irregularities-2",)}, severity_by_family={"US09": IR, "STD": IR}, digest="A5.1-A5.3, A5.8"),
     AlertSpec("IMPOSSIBLE_MOVE", V, "Impossible move (corrected until the offender's own next valid roll)", {"RG19": ("RG19 4.2.3.1(b)",)}, digest="A5.4"),
-    AlertSpec("MOVE_UNCONFIRMED", W, "Move not seen clearly enough to judge: please confirm", _all("RG19 1.3.3", "RG19 4.2.2.1"), digest="A5.13, A.0 principle 5"),
+    AlertSpec("MOVE_UNCONFIRMED", W, "Move not seen clearly enough to judge: please confirm", {"RG19": ("RG19 1.3.3", "RG19 4.2.2.1"), "WB23": ("WB23 1.3(iii)", "WB23 4.2(i)"), "US09": ("US09 2.5", "US09 4.3"), "STD": ("STD Movement",)}, digest="A5.13, A.0 principle 5"),
     AlertSpec("IMPOSSIBLE_POSITION", V, "Impossible position: must be corrected whenever found", {"RG19": ("RG19 4.2.3.1(c)",), "WB23": ("WB23 1.2(i)",), "US09": ("US09 4.3",), "STD": ("STD Movement-1",)}, digest="A5.5"),
     AlertSpec("CHECKER_COUNT_MISMATCH", V, "A colour does not have 15 checkers on the table", {"RG19": ("RG19 4.2.1", "RG19 4.2.3.3"), "WB23": ("WB23 4.2(iv)",), "US09": ("US09 4.7",), "STD": ("STD Set Up",)}, digest="A5.15, A6.4"),
     AlertSpec("OFF_TURN_CHECKER_TOUCH", W, "Checkers touched during the opponent's turn", {"RG19": ("RG19 4.2.2.2",), "WB23": ("WB23 4.2(ii)",), "US09": ("US09 4.3",)}, severity_by_family={"US09": V}, digest="A3.10"),

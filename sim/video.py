@@ -18,7 +18,8 @@ Injected irregularities (``--inject``, at the ``--inject-at``-th roll or turn, d
 ``cocked_roll`` (the first die comes to rest balanced on an edge or corner and the script plays on),
 ``illegal_move`` (the transcript's play is changed into an illegal one, laid out literally),
 ``premature_roll``, ``premature_grab`` and ``double_after_roll`` (woven into the script with its own
-primitives, :func:`irregular_script`). A double in the Crawford game is not available yet.
+primitives, :func:`irregular_script`), and ``crawford_double`` (use ``--from-game`` to start at the
+Crawford game).
 """
 
 from __future__ import annotations
@@ -33,8 +34,10 @@ from typing import Any
 
 import numpy as np
 
-INJECTIONS = ("cocked_roll", "illegal_move", "premature_roll", "premature_grab", "double_after_roll")
-NOT_YET = ("crawford_double",)
+INJECTIONS = ("cocked_roll", "illegal_move", "premature_roll", "premature_grab", "double_after_roll",
+              "crawford_double")
+NOT_YET: tuple[str, ...] = ()
+TURN_LEVEL = ("premature_roll", "premature_grab", "double_after_roll", "crawford_double")
 
 
 def irregular_script(match: Any, options: Any, inject: list[str], at: int, seed: int = 0) -> Iterator[Any]:
@@ -47,7 +50,9 @@ def irregular_script(match: Any, options: Any, inject: list[str], at: int, seed:
     - ``premature_grab``: at the ``at``-th end of turn the opponent's hand takes the shared dice
       before the clock is pressed (RG19 4.1.8.2);
     - ``double_after_roll``: after the ``at``-th (non-opening) roll the roller puts the cube on the
-      board, then takes it back (RG19 4.4.2: a double after rolling is void).
+      board, then takes it back (RG19 4.4.2: a double after rolling is void);
+    - ``crawford_double``: in the Crawford game, before his first (non-opening) roll, the player on
+      roll offers the cube, then takes it back (RG19 4.4.7: void).
     """
     from rules.matfile import EntryKind
     from sim.script import MatchScript
@@ -60,6 +65,7 @@ def irregular_script(match: Any, options: Any, inject: list[str], at: int, seed:
         throws = 0
         calls = 0  # throw() calls so far = index of the next roll entry
         early = False
+        crawford_done = False
 
         def end_turn(self, player: int) -> Iterator[Any]:
             self.turns += 1
@@ -79,6 +85,20 @@ def irregular_script(match: Any, options: Any, inject: list[str], at: int, seed:
         def throw(self, player: int, values: tuple[int, int], opening: bool = False, *args: Any,
                   **kwargs: Any) -> Iterator[Any]:
             self.calls += 1
+            if "crawford_double" in inject and not opening and not self.crawford_done and self.mstate.crawford:
+                self.crawford_done = True
+                old = dict(self.table.cube) if self.table.cube else None
+                self.hand(player, "cube")
+                yield self.snap()
+                self.table.cube = {"value": 2, "zone": "board"}
+                yield self.snap()
+                self.no_hands()
+                yield self.snap(0.8)
+                self.hand(player, "cube")
+                self.table.cube = old
+                yield self.snap()
+                self.no_hands()
+                yield self.snap()
             if self.early:  # the early roll stands: the dice are already at rest
                 self.early = False
                 yield self.snap()
@@ -474,6 +494,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--elevation", type=float, default=None)
     ap.add_argument("--inject", action="append", default=[], help=f"irregularity: {', '.join(INJECTIONS)}")
     ap.add_argument("--inject-at", type=int, default=3, help="which roll gets the injected irregularity")
+    ap.add_argument("--from-game", type=int, default=1, help="start at this game of the transcript (e.g. the Crawford game)")
     ap.add_argument("--shadows", action="store_true", help="render shadows (about 3x slower)")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
@@ -516,7 +537,16 @@ def main(argv: list[str]) -> int:
             print(f"gammonwatch sim video: {exc}", file=sys.stderr)
             return 2
         notes.append(f"illegal_move: {what}")
-    turn_level = [n for n in a.inject if n in ("premature_roll", "premature_grab", "double_after_roll")]
+    if a.from_game > 1:
+        from dataclasses import replace
+
+        if a.from_game > len(match.games):
+            print(f"gammonwatch sim video: --from-game {a.from_game}: the transcript has {len(match.games)} games",
+                  file=sys.stderr)
+            return 2
+        # the script takes the score of the first game it plays from that game's score line
+        match = replace(match, games=match.games[a.from_game - 1:])
+    turn_level = [n for n in a.inject if n in TURN_LEVEL]
     if turn_level:
         steps: Iterator[Any] = irregular_script(match, ScriptOptions(), turn_level, a.inject_at, a.seed)
         notes += [f"{n}: at turn/roll {a.inject_at}" for n in turn_level]

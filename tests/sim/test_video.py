@@ -41,11 +41,11 @@ def test_unreadable_transcript_is_named(tmp_path: Path):
     assert r.returncode == 2 and "garbage.mat" in r.stderr
 
 
-def test_irregularities_not_yet_scripted_are_refused(tmp_path: Path):
+def test_unknown_irregularity_is_refused(tmp_path: Path):
     m = tmp_path / "m.mat"
     m.write_text(MAT)
-    r = run_cli("video", "--match", str(m), "--out", str(tmp_path / "v"), "--inject", "crawford_double")
-    assert r.returncode == 2 and "not available yet" in r.stderr
+    r = run_cli("video", "--match", str(m), "--out", str(tmp_path / "v"), "--inject", "loaded_dice")
+    assert r.returncode == 2 and "'loaded_dice'" in r.stderr and "premature_roll" in r.stderr
 
 
 def test_short_video_and_ground_truth_stream(tmp_path: Path):
@@ -135,6 +135,7 @@ MAT2 = """1 point match
     ("premature_roll", {"FAST_ROLL"}),  # RG19 4.1.8.1 (the early pick-up is also a FAST_GRAB)
     ("premature_grab", {"FAST_GRAB"}),  # RG19 4.1.8.2
     ("double_after_roll", {"DOUBLE_AFTER_ROLL_ATTEMPT"}),  # RG19 4.4.2
+    ("crawford_double", {"CRAWFORD_CUBE_ACTION_VOID"}),  # RG19 4.4.7
 ])
 def test_turn_level_irregularities_reach_the_referee_and_the_transcript_survives(tmp_path: Path, kind, codes):
     from rules.matfile import loads
@@ -142,8 +143,10 @@ def test_turn_level_irregularities_reach_the_referee_and_the_transcript_survives
     from sim.video import irregular_script
 
     stream = tmp_path / "s.jsonl"
-    stream.write_text("\n".join(json.dumps(s.record) for s in irregular_script(loads(MAT2), ScriptOptions(), [kind], 1))
-                      + "\n")
+    # MAT2 is a 1-point match; for the Crawford double the same game is the Crawford game of a 3-point match at 2-0
+    text = MAT2 if kind != "crawford_double" else MAT2.replace("1 point", "3 point").replace("alice : 0", "alice : 2")
+    steps = irregular_script(loads(text), ScriptOptions(), [kind], 1)
+    stream.write_text("\n".join(json.dumps(s.record) for s in steps) + "\n")
     out = tmp_path / "out.mat"
     r = subprocess.run([sys.executable, "-m", "server.cli", "referee", str(stream), "--transcript", str(out)],
                        cwd=ROOT, capture_output=True, text=True, timeout=120)

@@ -7,6 +7,7 @@ the server never decides anything about the game itself).
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Protocol
 
 from rules.referee.tablestate import TableState
@@ -94,11 +95,20 @@ class RefereeEngine:
         return [a.to_json() for a in self.ref.decide({"action": decision, "alert": alert.get("ref_id")})]
 
     def check_action(self, action: dict[str, Any]) -> None:
-        self._decisions(action)
+        """Try the action on a copy of the referee: whatever it refuses is refused before it is logged
+        (the referee's own preconditions, without restating them here)."""
+        trial = copy.copy(self)
+        trial.ref = copy.deepcopy(self.ref)
+        try:
+            trial.apply_action(action)
+        except EngineError:
+            raise
+        except (ValueError, KeyError, TypeError) as exc:
+            raise EngineError(f"the referee refuses it: {exc}") from None
 
     def apply_action(self, action: dict[str, Any]) -> list[dict[str, Any]]:
         if action["action"] == "announce":
-            act = {k: action[k] for k in ("act", "player", "kind", "frame") if action.get(k) is not None}
+            act = {k: action[k] for k in ("act", "player", "kind", "frame", "accepted") if action.get(k) is not None}
             return [a.to_json() for a in self.ref.announce(act)]
         out: list[dict[str, Any]] = []
         for decision in self._decisions(action):
@@ -128,9 +138,7 @@ class RefereeEngine:
         if kind == "set_position":
             return self._position_decisions(action)
         if kind == "announce":
-            if ref.phase.value in ("match_over",):
-                raise EngineError("the match is over: there is nothing left to resign or forfeit")
-            return []
+            return []  # applied by Referee.announce (see apply_action)
         raise EngineError(f"unknown action {kind!r}")
 
     def _position_decisions(self, action: dict[str, Any]) -> list[dict[str, Any]]:

@@ -107,12 +107,14 @@ class CorrectScore(_Strict):
 
 
 class Announce(_Strict):
-    """A spoken act the camera cannot see, entered by the monitor (DIGEST A.0 principle 4; RG19 4.5.1):
-    a resignation (single, gammon or backgammon) or a forfeit of the match."""
+    """A spoken act the camera cannot see, entered by the monitor (DIGEST A.0 principle 4): a
+    resignation (RG19 4.5.1), a claim (RG19 4.5.2: judged by rolling 1-2 against 6-6; ``accepted``
+    when the opponent accepts it) or a forfeit of the match."""
 
-    act: Literal["resign", "forfeit"]
-    player: Literal["light", "dark"] = Field(description="colour of the player who resigns or forfeits")
+    act: Literal["resign", "claim", "forfeit"]
+    player: Literal["light", "dark"] = Field(description="colour of the player who resigns, claims or forfeits")
     kind: Literal["single", "gammon", "backgammon"] = "single"
+    accepted: bool | None = Field(default=None, description="for a claim: the opponent accepted it")
     frame: int | None = Field(default=None, ge=0, le=2**53, description="table-state frame it happened at")
     note: Note = ""
 

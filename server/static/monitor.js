@@ -370,7 +370,9 @@
     if (!m) return say("no match", true);
     const first = m.first_colour, second = first === "light" ? "dark" : "light";
     const player = ev.target.player.value === "first" ? first : second;
-    try { await post(`/api/tables/${tableId}/announce`, { act: "resign", player, kind: ev.target.kind.value }); say("resignation recorded"); }
+    const act = ev.target.act.value;
+    const body = { act, player, kind: ev.target.kind.value, ...(act === "claim" ? { accepted: true } : {}) };
+    try { await post(`/api/tables/${tableId}/announce`, body); say(`${act} recorded`); }
     catch (e) { say(e.message, true); }
   });
   document.querySelectorAll("button.copy").forEach((b) =>

@@ -201,6 +201,10 @@ def test_a_resignation_entered_by_the_monitor_ends_the_game_in_the_transcript(cl
     assert "Wins 2 points" in client.get("/api/tables/t1/transcript.mat").text
     bad = client.post("/api/tables/t1/announce", json={"act": "resign", "player": "blue"}, headers=auth)
     assert bad.status_code == 422
+    before = client.get("/api/events.jsonl").text
+    again = client.post("/api/tables/t1/announce", json={"act": "resign", "player": "dark"}, headers=auth)
+    assert again.status_code == 422 and "no game in progress" in again.json()["detail"]  # the referee's own check
+    assert client.get("/api/events.jsonl").text == before  # refused before it was logged
 
 
 def test_several_tables_at_once_keep_their_own_matches_alerts_and_feeds(client, stream, auth, start_table):

@@ -1,0 +1,523 @@
+"""The tracker: per-frame observations in, stable table states (the referee's schema) out.
+
+ARCHITECTURE: frames -> vision (a :class:`~vision.observation.TableObservation` per recognised frame)
+-> **tracker** -> ``rules.referee``. The tracker owns time:
+
+- **motion** (:class:`MotionDetector`): differencing of a small grey copy of each frame (160 px wide
+  by default), so every frame of a 30 fps 1280x720 stream is looked at for well under a
+  millisecond of work besides the resize; full recognition (checkers, cube, dice values and
+  validity) runs only when :attr:`Tracker.wants_recognition` says the table is quiet and something
+  changed (or a refresh is due);
+- **hands** over the board suppress checker decisions: while a hand is over checkers, the bar or
+  the trays the settled checker map is frozen and the missing checkers are reported ``in_hand``
+  (the referee judges no move on such a state);
+- **dice**: each die is followed by position (track ids stay while it is followed); a die that moves
+  is ``rolling``; one that has not moved is ``at_rest`` with ``rest_s``, the seconds since it last
+  moved (RG19 4.1.4.3: at rest once still for 2 s, :attr:`TrackerConfig.settle_s`; the referee waits
+  for ``rest_s >= 2``); a die that disappears under or after a hand over the dice is ``lifted``;
+  one merely hidden for a moment keeps its last state (the referee counts only reported lifts);
+  values and validity are fused over the frames the die rests;
+- **checkers** settle with hysteresis: the count distributions of the accepted frames are fused
+  (mean log-probability over the last :attr:`TrackerConfig.fuse_frames` frames) and a new map is
+  adopted only when :attr:`TrackerConfig.confirm_frames` accepted frames in a row agree on it;
+- timestamps and frame ids are carried from the frame into every state it emits.
+
+A state is emitted when what the referee would read changes (dice states, values, reasons, checker
+map, ``in_hand``, hands, cube), when a resting die passes ``settle_s``, and every ``heartbeat_s``.
+
+Typical use (docs/tracker.md)::
+
+    tracker = Tracker(TrackerConfig(), board_polygon=profile_polygon)
+    for frame in source:
+        motion = tracker.motion(frame.image)                       # cheap, every frame
+        dice = locate_dice(frame.image) if motion.moving else None  # or None to keep the tracks
+        board = recognise(frame.image) if tracker.wants_recognition else None
+        for state in tracker.update(frame.frame_id, frame.timestamp, dice=dice, board=board, hands=hands):
+            referee.feed(TableState.from_json(state))
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.errors import VisionError
+from vision.observation import COLOURS, COUNTS, DIE_REASONS, CubeObservation, DieObservation, TableObservation
+
+F64 = npt.NDArray[np.float64]
+U8 = npt.NDArray[np.uint8]
+SCHEMA_VERSION = 1
+HAND_OVER = ("checkers", "dice", "cube", "bar", "clock", "board", "tray")
+BLOCKS_CHECKERS = frozenset({"checkers", "bar", "tray", "board"})
+"""Hands over these hide or move checkers: no checker decision while one is there."""
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    """Every threshold of the tracker in one place."""
+
+    settle_s: float = 2.0
+    """RG19 4.1.4.3: a die is at rest once it has not moved for 2 s (``rest_s`` reaches this)."""
+    still_s: float = 0.15
+    """A die still for this long is reported ``at_rest`` (with ``rest_s`` counting from its last move)."""
+    move_px: float = 4.0
+    """A die whose centre moves more than this (pixels, between sightings) is moving."""
+    gate_px: float = 160.0
+    """Largest jump (pixels) a die can make between two sightings and stay the same track."""
+    hidden_keep_s: float = 3.0
+    """A die unseen this long without a hand over the dice is reported ``lifted``."""
+    lift_s: float = 0.1
+    """A die unseen this long after a hand was over the dice is ``lifted``."""
+    hand_hold_s: float = 0.1
+    """A hand stays reported this long after its last sighting (bridges a detector's dropouts)."""
+    value_temper: float = 0.5
+    """Die values fuse as the product of the frames' probabilities raised to this power (frames are not independent)."""
+    confirm_frames: int = 3
+    """Accepted recognitions in a row that must agree before the settled checker map changes."""
+    fuse_frames: int = 6
+    """Recognitions fused (mean log-probability) into the settled checker distributions."""
+    quiet_s: float = 0.1
+    """No motion for this long before a recognition is worth running."""
+    refresh_s: float = 1.0
+    """A quiet table is recognised again at least this often (to confirm and fuse)."""
+    hand_refresh_s: float = 0.2
+    """While hands are over the table, recognise this often (to report what is in hand)."""
+    heartbeat_s: float = 1.0
+    """A state is emitted at least this often."""
+    motion_width: int = 160
+    """Width (pixels) of the grey copy used for motion."""
+    motion_delta: int = 18
+    """Grey-level change (0-255) that counts as a changed pixel."""
+    motion_frac: float = 0.002
+    """Share of changed board pixels above which the table is moving."""
+    hand_frac: float = 0.03
+    """Share of changed board pixels, touching a seat's edge, taken as a hand from that seat."""
+    checkers_per_colour: int = 15
+
+
+@dataclass(frozen=True)
+class HandObservation:
+    """A hand (or arm) over the table in one frame: the seat it comes from and what it is over."""
+
+    side: Literal["near", "far"]
+    over: str = "board"
+    touching: bool = False
+    point: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.side not in ("near", "far"):
+            raise VisionError(f"hand side must be 'near' or 'far', got {self.side!r}")
+        if self.over not in HAND_OVER:
+            raise VisionError(f"hand 'over' must be one of {', '.join(HAND_OVER)}, got {self.over!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"side": self.side, "over": self.over, "touching": self.touching}
+        if self.point is not None:
+            out["point"] = self.point
+        return out
+
+
+# ------------------------------------------------------------------------------------------ motion
+@dataclass(frozen=True)
+class Motion:
+    """What changed since the previous frame (on the small grey copy)."""
+
+    fraction: float
+    """Share of changed pixels inside the board mask (the whole frame without one)."""
+    moving: bool
+    hand_side: Literal["near", "far"] | None
+    """A large change touching one seat's edge of the board: probably a hand from that seat."""
+    mask: U8
+    """The changed pixels (small copy, 0/255), for per-die checks with :meth:`MotionDetector.changed_in`."""
+
+
+class MotionDetector:
+    """Frame differencing on a downscaled grey image.
+
+    ``board_polygon`` (image pixels, e.g. the profile's 4 outer corners near-right, near-left,
+    far-left, far-right) restricts the measure to the table; its first two corners are the near
+    edge, the last two the far edge (for the hand side)."""
+
+    def __init__(self, image_size: tuple[int, int], board_polygon: npt.ArrayLike | None = None,
+                 config: TrackerConfig | None = None) -> None:
+        self.config = config or TrackerConfig()
+        w, h = image_size
+        if w <= 0 or h <= 0:
+            raise VisionError(f"image size must be positive, got {image_size}")
+        self.image_size = (int(w), int(h))
+        self.scale = self.config.motion_width / w
+        self.small = (self.config.motion_width, max(1, round(h * self.scale)))
+        sw, sh = self.small
+        self.mask = np.full((sh, sw), 255, dtype=np.uint8)
+        self.near_band = np.zeros((sh, sw), dtype=np.uint8)
+        self.far_band = np.zeros((sh, sw), dtype=np.uint8)
+        if board_polygon is not None:
+            poly = np.asarray(board_polygon, dtype=np.float64).reshape(-1, 2)
+            if len(poly) != 4:
+                raise VisionError(f"board polygon needs the 4 outer corners, got {len(poly)} points")
+            small_poly = np.round(poly * self.scale).astype(np.int32)
+            self.mask[:] = 0
+            cv2.fillPoly(self.mask, [small_poly], 255)
+            band = max(2, sh // 12)
+            cv2.line(self.near_band, tuple(int(v) for v in small_poly[0]), tuple(int(v) for v in small_poly[1]), 255, band)
+            cv2.line(self.far_band, tuple(int(v) for v in small_poly[2]), tuple(int(v) for v in small_poly[3]), 255, band)
+        self.mask_count = max(1, int(np.count_nonzero(self.mask)))
+        self._prev: U8 | None = None
+
+    def __call__(self, image: U8) -> Motion:
+        arr = np.asarray(image)
+        if arr.ndim not in (2, 3) or arr.dtype != np.uint8:
+            raise VisionError(f"need an 8-bit image (H x W or H x W x 3), got shape {arr.shape} and type {arr.dtype}")
+        if (arr.shape[1], arr.shape[0]) != self.image_size:
+            raise VisionError(f"frame is {arr.shape[1]}x{arr.shape[0]}, the motion detector was made for "
+                              f"{self.image_size[0]}x{self.image_size[1]}")
+        small = cv2.resize(arr, self.small, interpolation=cv2.INTER_AREA)
+        grey: U8 = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small, dtype=np.uint8)
+        prev, self._prev = self._prev, grey
+        if prev is None:
+            return Motion(0.0, False, None, np.zeros_like(grey))
+        diff = cv2.absdiff(grey, prev)
+        _, changed = cv2.threshold(diff, self.config.motion_delta, 255, cv2.THRESH_BINARY)
+        changed = cv2.bitwise_and(changed, self.mask)
+        frac = cv2.countNonZero(changed) / self.mask_count
+        side: Literal["near", "far"] | None = None
+        if frac >= self.config.hand_frac:
+            near = cv2.countNonZero(cv2.bitwise_and(changed, self.near_band))
+            far = cv2.countNonZero(cv2.bitwise_and(changed, self.far_band))
+            if max(near, far) > 0:
+                side = "near" if near >= far else "far"
+        return Motion(float(frac), frac >= self.config.motion_frac, side, np.asarray(changed, dtype=np.uint8))
+
+    def changed_in(self, motion: Motion, box_xyxy: Sequence[float]) -> float:
+        """Share of changed pixels inside an image box (full-resolution pixels)."""
+        x0, y0, x1, y1 = (float(v) * self.scale for v in box_xyxy)
+        h, w = motion.mask.shape
+        a, b = max(0, int(math.floor(x0))), min(w, int(math.ceil(x1)))
+        c, d = max(0, int(math.floor(y0))), min(h, int(math.ceil(y1)))
+        if b <= a or d <= c:
+            return 0.0
+        return float(np.count_nonzero(motion.mask[c:d, a:b])) / float((b - a) * (d - c))
+
+
+# ------------------------------------------------------------------------------------------ dice tracks
+@dataclass
+class _DieTrack:
+    id: int
+    center: tuple[float, float]
+    last_seen: float
+    last_move: float
+    value_logp: F64 = field(default_factory=lambda: np.zeros(6))
+    value_n: int = 0
+    valid_p: list[float] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    half: str | None = None
+    lifted: bool = False
+    hand_since_seen: bool = False
+    moving: bool = False
+
+    def reset_reading(self) -> None:
+        self.value_logp = np.zeros(6)
+        self.value_n = 0
+        self.valid_p = []
+        self.reasons = []
+
+
+def _hands_key(hands: Sequence[HandObservation]) -> tuple[tuple[str, str, bool, int | None], ...]:
+    return tuple(sorted((h.side, h.over, h.touching, h.point) for h in hands))
+
+
+class Tracker:
+    """Frames -> stable table states (``schemas/table_state.schema.json`` version 1, as dicts)."""
+
+    def __init__(self, config: TrackerConfig | None = None, source: str = "vision") -> None:
+        self.config = config or TrackerConfig()
+        self.source = source
+        self._tracks: list[_DieTrack] = []
+        self._next_id = 0
+        self._hands: dict[tuple[str, str, bool, int | None], tuple[HandObservation, float]] = {}
+        self._recent: deque[tuple[F64, F64, F64]] = deque(maxlen=self.config.fuse_frames)
+        self._maps: deque[tuple[tuple[int, ...], ...]] = deque(maxlen=self.config.confirm_frames)
+        self._settled: tuple[F64, F64, F64] | None = None
+        self._settled_map: tuple[tuple[int, ...], ...] | None = None
+        self._in_hand = (0, 0)
+        self._cube: CubeObservation | None = None
+        self._cube_votes: deque[tuple[int, str]] = deque(maxlen=self.config.confirm_frames)
+        self._last_motion_t: float = -math.inf
+        self._last_recognition_t: float = -math.inf
+        self._dirty = True
+        self._last_key: Any = None
+        self._last_emit_t: float = -math.inf
+        self._last_t: float = -math.inf
+        self._now: float = 0.0
+        self._clock: dict[str, Any] | None = None
+        self._live: tuple[tuple[F64, F64, F64], tuple[tuple[int, ...], ...]] | None = None
+
+    # ---------------------------------------------------------------- scheduling of recognition
+    @property
+    def wants_recognition(self) -> bool:
+        """True when a full recognition of the current frame is worth its cost: the table has been
+        quiet for ``quiet_s`` and something moved since the last one, or ``refresh_s`` has passed;
+        or a hand is over the checkers (to count what is missing, at the refresh rate)."""
+        quiet = self._now - self._last_motion_t >= self.config.quiet_s
+        due = self._now - self._last_recognition_t >= self.config.refresh_s
+        pending = bool(self._maps) and (len(set(self._maps)) > 1 or self._maps[-1] != self._settled_map)
+        hand_due = self._now - self._last_recognition_t >= self.config.hand_refresh_s
+        return (quiet and (self._dirty or pending or due)) or (bool(self._hands) and hand_due)
+
+    def note_motion(self, t: float, moving: bool) -> None:
+        """Tell the tracker the table moved at ``t`` (done by :meth:`update` with ``motion``)."""
+        if moving:
+            self._last_motion_t = t
+            self._dirty = True
+
+    # ---------------------------------------------------------------- the per-frame step
+    def update(self, frame_id: int, t: float, *, dice: Sequence[DieObservation] | None = None,
+               board: TableObservation | None = None, hands: Sequence[HandObservation] | None = None,
+               moving: bool | None = None, die_motion: Sequence[bool] | None = None,
+               clock: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """One frame. ``dice``: the dice located in this frame (None = not looked for: tracks kept);
+        ``board``: a full recognition of this frame (None = not run); ``hands``: the hands seen
+        (None = not looked for); ``moving``: motion on the board this frame (from :class:`MotionDetector`);
+        ``die_motion``: per die of ``dice``, whether its box changed (from ``changed_in``);
+        ``clock``: the clock's state as the schema writes it (``running``, ``paused``, ``reserve_s``),
+        from a clock reader or a connected clock, carried into the states as the latest value.
+        Returns the table states to emit (zero or one)."""
+        if frame_id < 0:
+            raise VisionError(f"frame id must be >= 0, got {frame_id}")
+        if not math.isfinite(t) or t < self._last_t:
+            raise VisionError(f"timestamps must be finite and non-decreasing; got t={t} after {self._last_t}")
+        self._last_t = self._now = t
+        if moving is not None:
+            self.note_motion(t, moving)
+        if clock is not None:
+            self._clock = dict(clock)
+        if hands is not None:
+            self._update_hands(t, hands)
+        active_hands = self._active_hands(t)
+        if dice is not None:
+            self._update_dice(t, dice, die_motion, active_hands)
+        if board is not None:
+            self._last_recognition_t = t
+            if not any(h.over in BLOCKS_CHECKERS for h in active_hands):
+                self._dirty = False
+            self._update_board(board, active_hands)
+        return self._emit(frame_id, t, active_hands)
+
+    # ---------------------------------------------------------------- hands
+    def _update_hands(self, t: float, hands: Sequence[HandObservation]) -> None:
+        for h in hands:
+            self._hands[(h.side, h.over, h.touching, h.point)] = (h, t)
+        keep = self.config.hand_hold_s
+        self._hands = {k: v for k, v in self._hands.items() if t - v[1] <= keep}
+
+    def _active_hands(self, t: float) -> list[HandObservation]:
+        return [h for h, seen in self._hands.values() if t - seen <= self.config.hand_hold_s]
+
+    # ---------------------------------------------------------------- dice
+    def _update_dice(self, t: float, dice: Sequence[DieObservation], die_motion: Sequence[bool] | None,
+                     hands: list[HandObservation]) -> None:
+        cfg = self.config
+        if die_motion is not None and len(die_motion) != len(dice):
+            raise VisionError(f"die_motion has {len(die_motion)} entries for {len(dice)} dice")
+        live = [tr for tr in self._tracks if not tr.lifted]
+        pairs = sorted(((math.dist(tr.center, d.center_px), i, j) for i, tr in enumerate(live) for j, d in enumerate(dice)),
+                       key=lambda p: p[0])
+        used_t: set[int] = set()
+        used_d: set[int] = set()
+        for dist, i, j in pairs:
+            if dist > cfg.gate_px or i in used_t or j in used_d:
+                continue
+            used_t.add(i)
+            used_d.add(j)
+            tr, d = live[i], dice[j]
+            moved = dist > cfg.move_px or bool(die_motion is not None and die_motion[j])
+            self._sight(tr, d, t, moved)
+        started = self._last_emit_t != -math.inf
+        for j, d in enumerate(dice):
+            if j in used_d:
+                continue
+            # a die that appears: a lifted one thrown again keeps its id; it arrives moving
+            lifted = sorted((tr for tr in self._tracks if tr.lifted), key=lambda x: -x.last_seen)
+            if lifted:
+                tr = lifted[0]
+                tr.lifted = False
+                tr.last_move = t
+            else:
+                tr = _DieTrack(self._new_id(), d.center_px, t, t)
+                self._tracks.append(tr)
+            # before the first state the stream starts with the die lying there: not a throw
+            self._sight(tr, d, t, moved=started)
+        for tr in self._tracks:
+            if tr.lifted or tr.last_seen == t:
+                continue
+            if any(h.over == "dice" for h in hands):
+                tr.hand_since_seen = True
+            unseen = t - tr.last_seen
+            if (tr.hand_since_seen and unseen >= cfg.lift_s) or unseen >= cfg.hidden_keep_s:
+                tr.lifted = True
+                tr.reset_reading()
+        self._tracks = self._tracks[:4]
+
+    def _new_id(self) -> int:
+        used = {tr.id for tr in self._tracks}
+        while self._next_id in used:
+            self._next_id = (self._next_id + 1) % 100
+        out = self._next_id
+        self._next_id = (self._next_id + 1) % 100
+        return out
+
+    def _sight(self, tr: _DieTrack, d: DieObservation, t: float, moved: bool) -> None:
+        tr.center = d.center_px
+        tr.last_seen = t
+        tr.hand_since_seen = False
+        tr.lifted = False
+        tr.half = d.half
+        tr.moving = moved
+        if moved:
+            tr.last_move = t
+            tr.reset_reading()
+            return
+        if t - tr.last_move >= self.config.still_s:
+            tr.value_logp = tr.value_logp + np.log(np.maximum(d.value_p, 1e-6))
+            tr.value_n += 1
+            if d.valid_p is not None:
+                tr.valid_p.append(float(d.valid_p))
+            if d.reason is not None:
+                tr.reasons.append(d.reason)
+
+    def _die_json(self, tr: _DieTrack, t: float) -> dict[str, Any]:
+        cfg = self.config
+        if tr.lifted:
+            return {"id": tr.id, "value": None, "state": "lifted"}
+        rest = t - tr.last_move
+        out: dict[str, Any] = {"id": tr.id}
+        if tr.moving or rest < cfg.still_s or tr.value_n == 0:
+            out.update({"value": None, "state": "rolling"})
+        else:
+            z = tr.value_logp * self.config.value_temper
+            p = np.exp(z - z.max())
+            p = p / p.sum()
+            out.update({"value": int(np.argmax(p)) + 1, "state": "at_rest", "rest_s": round(rest, 3),
+                        "confidence": round(float(p.max()), 4), "value_p": [round(float(v), 4) for v in p]})
+            if tr.valid_p:
+                out["valid"] = bool(float(np.mean(tr.valid_p)) >= 0.5)
+            if tr.reasons:
+                out["reason"] = max(DIE_REASONS, key=tr.reasons.count)
+        if tr.half in ("left", "right"):
+            out["half"] = tr.half
+        out["center_px"] = [round(tr.center[0], 1), round(tr.center[1], 1)]
+        return out
+
+    # ---------------------------------------------------------------- checkers and cube
+    def _update_board(self, board: TableObservation, hands: list[HandObservation]) -> None:
+        cfg = self.config
+        maps = (tuple(board.counts("light")), tuple(board.counts("dark")), board.bar, board.off)
+        if any(h.over in BLOCKS_CHECKERS for h in hands):
+            # the settled map is frozen; the state shows this view, and what is missing from it is in a hand
+            seen = [sum(maps[0]) + maps[2][0] + maps[3][0], sum(maps[1]) + maps[2][1] + maps[3][1]]
+            self._maps.clear()
+            if max(seen) <= cfg.checkers_per_colour:
+                self._in_hand = (cfg.checkers_per_colour - seen[0], cfg.checkers_per_colour - seen[1])
+                self._live = ((board.point_p, board.bar_p, board.off_p), maps)
+            return
+        self._in_hand = (0, 0)
+        self._live = None
+        logs = (np.log(np.maximum(board.point_p, 1e-9)), np.log(np.maximum(board.bar_p, 1e-9)),
+                np.log(np.maximum(board.off_p, 1e-9)))
+        self._recent.append(logs)
+        key = (maps[0], maps[1], maps[2], maps[3])
+        self._maps.append(key)
+        if len(self._maps) == cfg.confirm_frames and len(set(self._maps)) == 1 and key != self._settled_map:
+            if self._settled_map is not None and key != self._settled_map:
+                # a new map: fuse only the frames that show it
+                recent = list(self._recent)[-cfg.confirm_frames:]
+                self._recent.clear()
+                self._recent.extend(recent)
+            self._settled_map = key
+        if key == self._settled_map:
+            self._settled = tuple(_fuse([r[k] for r in self._recent]) for k in range(3))  # type: ignore[assignment]
+        if board.cube is not None:
+            self._cube_votes.append((board.cube.value, board.cube.zone))
+            if len(self._cube_votes) == cfg.confirm_frames and len(set(self._cube_votes)) == 1:
+                self._cube = board.cube
+            elif self._cube is None:
+                self._cube = board.cube
+        else:
+            self._cube_votes.append((0, "absent"))
+            if len(self._cube_votes) == cfg.confirm_frames and len(set(self._cube_votes)) == 1:
+                self._cube = None
+
+    # ---------------------------------------------------------------- emission
+    def _emit(self, frame_id: int, t: float, hands: list[HandObservation]) -> list[dict[str, Any]]:
+        cfg = self.config
+        if self._settled is None:
+            return []  # nothing to say before the first recognition of the board
+        dice = [self._die_json(tr, t) for tr in sorted(self._tracks, key=lambda x: x.id)]
+        settled_flags = tuple(d.get("rest_s", 0.0) >= cfg.settle_s for d in dice)
+        blocked = self._live is not None and any(h.over in BLOCKS_CHECKERS for h in hands)
+        key = (self._live[1] if blocked and self._live is not None else self._settled_map, self._in_hand, _hands_key(hands),
+               tuple((d["id"], d["state"], d.get("value"), d.get("reason"), d.get("valid"), d.get("half")) for d in dice),
+               settled_flags, None if self._cube is None else (self._cube.value, self._cube.zone),
+               None if self._clock is None else tuple(sorted(self._clock.items())))
+        if key == self._last_key and t - self._last_emit_t < cfg.heartbeat_s:
+            return []
+        self._last_key = key
+        self._last_emit_t = t
+        return [self._state_json(frame_id, t, dice, hands, blocked)]
+
+    def _state_json(self, frame_id: int, t: float, dice: list[dict[str, Any]], hands: list[HandObservation],
+                    blocked: bool) -> dict[str, Any]:
+        assert self._settled is not None and self._settled_map is not None
+        point_p, bar_p, off_p = self._settled
+        light, dark, bar, off = self._settled_map
+        in_hand = (0, 0)
+        if blocked and self._live is not None:
+            (point_p, bar_p, off_p), (light, dark, bar, off) = self._live
+            in_hand = self._in_hand
+        points = []
+        for i in range(24):
+            points.append({"point": i + 1, "light": light[i], "dark": dark[i],
+                           "light_p": _rounded(point_p[i, 0]), "dark_p": _rounded(point_p[i, 1])})
+        out: dict[str, Any] = {
+            "type": "table_state", "version": SCHEMA_VERSION, "frame": int(frame_id), "t": round(float(t), 4),
+            "source": self.source, "points": points,
+            "bar": {"light": bar[0], "dark": bar[1]}, "off": {"light": off[0], "dark": off[1]},
+            "dice": dice[:4],
+        }
+        if in_hand != (0, 0):
+            out["in_hand"] = {"light": in_hand[0], "dark": in_hand[1]}
+        if self._cube is not None and self._cube.zone != "absent":
+            out["cube"] = {"value": self._cube.value, "zone": self._cube.zone, "confidence": round(self._cube.confidence, 4)}
+        if hands:
+            out["hands"] = [h.to_json() for h in sorted(hands, key=lambda h: (h.side, h.over))]
+        if self._clock is not None:
+            out["clock"] = dict(self._clock)
+        return out
+
+
+def _fuse(logs: list[F64]) -> F64:
+    """Mean log-probability of several distributions over the last axis, renormalised."""
+    m = np.mean(np.stack(logs), axis=0)
+    m = m - m.max(axis=-1, keepdims=True)
+    p = np.exp(m)
+    return np.asarray(p / p.sum(axis=-1, keepdims=True), dtype=np.float64)
+
+
+def _rounded(p: F64) -> list[float]:
+    r = [round(float(v), 5) for v in p]
+    while len(r) > 1 and r[-1] == 0.0:
+        r.pop()
+    total = sum(r)
+    if total > 0 and abs(total - 1.0) > 1e-4:
+        r = [round(v / total, 5) for v in r]
+    return r
+
+
+__all__ = ["COLOURS", "COUNTS", "HandObservation", "Motion", "MotionDetector", "Tracker", "TrackerConfig"]

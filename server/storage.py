@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 #: The kinds of event the log holds. ``state``, ``action`` and the table/match events are inputs
 #: (replayed on start-up); ``alert`` events are outputs of the referee, kept for the audit trail and
@@ -50,21 +50,39 @@ class Event:
         )
 
 
-class _Backend(Protocol):
-    placeholder: str
-    description: str
+class _Backend:
+    """What differs between the databases: connecting, the DDL, the parameter marker and how an INSERT
+    returns its new sequence number. Everything else is shared (one connection behind a lock, so
+    the export's reads may run in a worker thread while the event loop appends)."""
 
-    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> int | None: ...
-
-    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]: ...
-
-    def close(self) -> None: ...
-
-
-class _SQLite:
     placeholder = "?"
+    description = ""
+    returning = ""
+    _conn: Any
 
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def _new_key(self, cursor: Any) -> int | None:
+        return int(cursor.lastrowid) if cursor.lastrowid is not None else None
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> int | None:
+        """Run one INSERT (its own transaction) and return the new row's sequence number."""
+        with self._lock:
+            return self._new_key(self._conn.execute(sql + self.returning, params))
+
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return list(self._conn.execute(sql, params).fetchall())
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+class _SQLite(_Backend):
     def __init__(self, path: str) -> None:
+        super().__init__()
         self.description = f"SQLite database {path}"
         if path != ":memory:":
             parent = Path(path).expanduser().resolve().parent
@@ -86,28 +104,15 @@ class _SQLite:
             raise StorageError(
                 f"cannot open {self.description}: {exc}; is it a gammonwatch database? Pass another --db path"
             ) from exc
-        self._lock = threading.Lock()
-
-    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> int | None:
-        with self._lock:
-            cur = self._conn.execute(sql, params)
-            return cur.lastrowid
-
-    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
-            return list(self._conn.execute(sql, params).fetchall())
-
-    def close(self) -> None:
-        with self._lock:
-            self._conn.close()
 
 
-class _Postgres:
+class _Postgres(_Backend):
     placeholder = "%s"
+    returning = " RETURNING seq"
 
     def __init__(self, url: str) -> None:
-        safe = url.split("@")[-1]
-        self.description = f"PostgreSQL database {safe}"
+        super().__init__()
+        self.description = f"PostgreSQL database {url.split('@')[-1]}"  # no password in messages
         try:
             import psycopg
         except ModuleNotFoundError as exc:
@@ -124,21 +129,10 @@ class _Postgres:
             )
         except psycopg.Error as exc:
             raise StorageError(f"cannot open {self.description}: {exc}".strip()) from exc
-        self._lock = threading.Lock()
 
-    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> int | None:
-        with self._lock:
-            cur = self._conn.execute(sql + " RETURNING seq", params)
-            row = cur.fetchone()
-            return int(row[0]) if row else None
-
-    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
-            return list(self._conn.execute(sql, params).fetchall())
-
-    def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+    def _new_key(self, cursor: Any) -> int | None:
+        row = cursor.fetchone()
+        return int(row[0]) if row else None
 
 
 def sqlite_path(url: str) -> str | None:

@@ -19,9 +19,7 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,6 +28,8 @@ from typing import Any
 
 import httpx
 import websockets
+
+from server.process import ServerProcess
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "data" / "server" / "scenario.jsonl"
@@ -52,35 +52,6 @@ def load_states(path: Path | None) -> tuple[dict[str, Any], list[dict[str, Any]]
     src = path or FIXTURE
     lines = [json.loads(x) for x in src.read_text().splitlines() if x.strip()]
     return lines[0], [x for x in lines[1:] if x["type"] == "table_state"], str(src.relative_to(REPO) if src.is_relative_to(REPO) else src)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class ServerProcess:
-    def __init__(self, db: Path) -> None:
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "GAMMONWATCH_TOKEN": TOKEN}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", "import sys; from server.cli import main; sys.exit(main(sys.argv[1:]))",
-             "serve", "--db", str(db), "--port", str(self.port), "--log-level", "warning"],
-            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        for _ in range(300):
-            try:
-                if httpx.get(self.base + "/api/health", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        raise SystemExit("bench_server: the server did not start")
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
 
 
 async def client(url: str, latencies: list[float], ready: asyncio.Event, done: asyncio.Event,
@@ -168,7 +139,7 @@ def main(argv: list[str]) -> int:
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} (other work on the machine slows every figure)")
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        srv = ServerProcess(Path(tmp) / "bench.db")
+        srv = ServerProcess(Path(tmp) / "bench.db", token=TOKEN)
         try:
             scenarios = [
                 ("1 client, as fast as possible", 1, 0.0, 0),

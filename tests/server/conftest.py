@@ -5,21 +5,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
-import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from fastapi.testclient import TestClient
 
 from server.app import Settings, create_app
+from server.process import ServerProcess, free_port
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data" / "server"
@@ -43,48 +39,11 @@ def match_body(setup: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
-    """``gammonwatch serve ...`` in a subprocess, waited for until /api/health answers."""
+class Server(ServerProcess):
+    """``gammonwatch serve`` with the tests' token (``Server(db, *args)``)."""
 
     def __init__(self, db: Path, *args: str) -> None:
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "GAMMONWATCH_TOKEN": TOKEN}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", "import sys; from server.cli import main; sys.exit(main(sys.argv[1:]))",
-             "serve", "--db", str(db), "--port", str(self.port), "--log-level", "warning", *args],
-            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"server exited early: {self.proc.stdout.read() if self.proc.stdout else ''}")
-            try:
-                if httpx.get(self.base + "/api/health", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        self.kill()
-        raise AssertionError("server did not answer /api/health within 30 s")
-
-    def get(self, path: str) -> Any:
-        r = httpx.get(self.base + path, timeout=10)
-        r.raise_for_status()
-        return r.json() if "json" in r.headers.get("content-type", "") and not path.endswith(".jsonl") else r.text
-
-    def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
-        return httpx.post(self.base + path, json=body, headers=AUTH, timeout=10)
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=10)
+        super().__init__(db, *args, token=TOKEN)
 
 
 def _pg_bin() -> Path | None:

@@ -182,8 +182,10 @@
       box.querySelector(".pips").textContent = "pips " + (ref.pips ? ref.pips[i] : "–");
       const seat = colours[i] === near ? "near" : "far";
       const reserve = clock && clock.reserve_s ? clock.reserve_s[seat] : null;
-      box.querySelector(".clock").textContent = reserve == null ? "" : "clock " + GW.fmtClock(reserve);
-      box.classList.toggle("running", !!(clock && clock.running === seat && !clock.paused));
+      const running = !!(clock && clock.running === seat && !clock.paused);
+      box.querySelector(".clock").textContent = !clock ? "" : reserve != null ? "clock " + GW.fmtClock(reserve)
+        : running ? "clock running" : clock.paused ? "clock paused" : "";
+      box.classList.toggle("running", running);
       box.classList.toggle("on-roll", ref.turn === i);
       document.querySelectorAll(i ? ".p1n" : ".p0n").forEach((o) => (o.textContent = m ? m.players[i] : o.textContent));
     }

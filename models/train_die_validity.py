@@ -52,8 +52,7 @@ def build_model(mean: npt.NDArray[np.float32], std: npt.NDArray[np.float32]) -> 
             super().__init__()
 
             def block(i: int, o: int) -> nn.Sequential:
-                return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(),
-                                     nn.Conv2d(o, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(), nn.MaxPool2d(2))
+                return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(), nn.MaxPool2d(2))
 
             self.cnn = nn.Sequential(block(3, 16), block(16, 32), block(32, 48), block(48, 64), nn.AdaptiveAvgPool2d(1), nn.Flatten())
             self.register_buffer("mean", torch.tensor(mean, dtype=torch.float32))

@@ -1,0 +1,172 @@
+"""Dice validity (RG19 4.1.4.3, DIGEST A1): the geometric cues, the decision by reason priority
+(decision 0300), and the ONNX classifier on the held-out simulator sample (tests/data/sim-sample)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.board import BoardDimensions
+from calibration.intrinsics import Intrinsics
+from calibration.profile import CalibrationProfile, solve_pose
+from vision.dice_validity import (
+    FEATURE_NAMES,
+    N_FEATURES,
+    POSE_CLASSES,
+    DieValidityClassifier,
+    _flat_die_boxes,
+    checker_centres,
+    context_crop,
+    decide,
+    die_board_xy,
+    die_features,
+)
+from vision.errors import ModelMissingError, VisionError
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sim-sample"
+MODEL = Path(__file__).resolve().parents[2] / "models" / "die_validity.onnx"
+
+
+def sample_profile(lab: dict[str, Any]) -> CalibrationProfile:
+    """The calibrated profile a user would make: 8 corners, intrinsics, the board's real sizes."""
+    c8 = np.asarray(lab["board"]["corners8_world_cm"])
+    tc = lab["table_cm"]
+    dims = BoardDimensions(half_width=float(c8[0, 0] - c8[1, 0]), play_depth=float(c8[2, 1] - c8[1, 1]),
+                           bar_width=float(2 * c8[1, 0]), rail_width=float(tc["rail"]), rail_height=float(tc["rail_h"]),
+                           tray_width=float(tc["tray"]), checker_diameter=float(tc["checker_d"]),
+                           checker_height=float(tc["checker_h"]))
+    cam = lab["camera"]
+    intr = Intrinsics(np.asarray(cam["K"], float), np.asarray(cam["dist"], float), (int(cam["width"]), int(cam["height"])))
+    corners = np.asarray(lab["board"]["corners8_px"], float)
+    return CalibrationProfile((1280, 720), corners, dims, intr, solve_pose(dims, corners, intr))
+
+
+def samples() -> list[tuple[dict[str, Any], np.ndarray]]:
+    out = []
+    for js in sorted(SAMPLE.glob("*.json")):
+        lab = json.loads(js.read_text(encoding="utf-8"))
+        img = cv2.imread(str(js.with_suffix(".jpg")), cv2.IMREAD_COLOR)
+        assert img is not None
+        out.append((lab, img))
+    return out
+
+
+def dice_of(lab: dict[str, Any]) -> list[dict[str, Any]]:
+    return [o for o in lab["objects"] if o["kind"] == "die" and o["box_xyxy"] is not None]
+
+
+def totals(lab: dict[str, Any]) -> list[int]:
+    return [int(p["light"]) + int(p["dark"]) for p in sorted(lab["table_state"]["points"], key=lambda p: p["point"])]
+
+
+def test_a_flat_die_is_found_where_physics_put_it_and_its_box_matches_a_flat_die() -> None:
+    checked = 0
+    for lab, _ in samples():
+        profile = sample_profile(lab)
+        for die in dice_of(lab):
+            if die["reason"] != "flat_board" or die["visible_frac"] < 0.8:
+                continue
+            x, y, _ = die["pose"]["position_cm"]
+            bx, by = die_board_xy(profile, die["box_xyxy"], die["size_cm"])
+            assert abs(bx - x) < 1.0 and abs(by - y) < 1.0, (bx, by, x, y)
+            f = dict(zip(FEATURE_NAMES, die_features(profile, die["box_xyxy"], (), totals(lab), die["size_cm"]), strict=True))
+            assert 0.7 < f["w_ratio"] < 1.3 and 0.7 < f["h_ratio"] < 1.3, f
+            assert f["inside_cm"] > 0
+            checked += 1
+    assert checked >= 3
+
+
+def test_an_off_board_die_lies_outside_the_playing_surface_and_a_die_on_checkers_is_close_to_them() -> None:
+    seen = set()
+    for lab, _ in samples():
+        profile = sample_profile(lab)
+        for die in dice_of(lab):
+            f = dict(zip(FEATURE_NAMES, die_features(profile, die["box_xyxy"], [d["box_xyxy"] for d in dice_of(lab)],
+                                                     totals(lab), die["size_cm"]), strict=True))
+            if die["reason"] == "off_board":
+                assert f["inside_cm"] < 0 or f["inside_hi_cm"] < 0.5, f
+                seen.add("off_board")
+            if die["reason"] == "on_checker":
+                assert f["chk_near"] < 1.0 and f["chk_n"] > 0, f
+                seen.add("on_checker")
+            if die["reason"] == "on_die":
+                assert f["die_near"] < 1.5 and f["die_iou"] > 0.05, f
+                seen.add("on_die")
+    assert seen == {"off_board", "on_checker", "on_die"}
+
+
+def test_flat_die_footprint_grows_with_height_towards_the_camera() -> None:
+    lab, _ = samples()[0]
+    profile = sample_profile(lab)
+    low = _flat_die_boxes(profile, (10.0, 0.0), 1.8, 0.0)
+    high = _flat_die_boxes(profile, (10.0, 0.0), 1.8, 5.0)
+    def area(b: np.ndarray) -> np.ndarray:
+        return np.asarray((b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]))
+
+    assert np.all(area(high) > area(low))
+
+
+def test_checker_centres_follow_the_counts() -> None:
+    dims = BoardDimensions()
+    counts = [0] * 24
+    counts[0], counts[12] = 2, 7
+    ctr = checker_centres(dims, counts)
+    assert len(ctr) == 9
+    assert np.sum(ctr[:, 2] > dims.checker_height) == 2  # seven on a point of 41 cm depth: five in a row, two above
+    with pytest.raises(VisionError, match="24 entries"):
+        checker_centres(dims, [1, 2, 3])
+
+
+def test_reasons_follow_the_priority_of_decision_0300() -> None:
+    flat = np.array([0.9, 0.05, 0.01, 0.01, 0.01, 0.01, 0.01])
+    reason, valid_p = decide(flat, "right", "right")
+    assert reason == "flat_board" and abs(valid_p - 0.95) < 1e-9
+    assert decide(flat, "left", "right")[0] == "wrong_side"  # RG19 4.1.4.1: the roller's own half
+    assert decide(flat, "left", None)[0] == "flat_board"  # who rolled unknown: the referee decides from 'half'
+    off = np.array([0.1, 0.0, 0.0, 0.0, 0.0, 0.9, 0.0])
+    assert decide(off, "left", "right")[0] == "off_board"  # off the board outranks the wrong side
+    leaning = np.array([0.3, 0.1, 0.05, 0.5, 0.05, 0.0, 0.0])
+    assert decide(leaning, "right", "right")[0] == "leaning"
+    # a lower threshold trades catches for fewer false alarms: here the die stays valid
+    assert decide(leaning, "right", "right", valid_threshold=0.3)[0] == "flat_board"
+    with pytest.raises(VisionError, match="7 entries"):
+        decide([0.5, 0.5], "right")
+
+
+def test_bad_boxes_and_missing_models_say_what_to_do(tmp_path: Path) -> None:
+    lab, img = samples()[0]
+    profile = sample_profile(lab)
+    with pytest.raises(VisionError, match="empty"):
+        die_features(profile, (10, 10, 5, 20))
+    with pytest.raises(VisionError, match="empty"):
+        context_crop(img, (10, 10, 10, 10))
+    with pytest.raises(ModelMissingError, match="train_die_validity.py"):
+        DieValidityClassifier(tmp_path / "none.onnx")
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    with pytest.raises(ModelMissingError, match="cannot be loaded"):
+        DieValidityClassifier(bad)
+
+
+@pytest.mark.skipif(not MODEL.is_file(), reason="models/die_validity.onnx not trained yet (models/train_die_validity.py)")
+def test_the_classifier_judges_every_die_of_a_frame_with_probabilities() -> None:
+    clf = DieValidityClassifier(MODEL)
+    assert 0.0 < clf.valid_threshold <= 0.5
+    for lab, img in samples():
+        profile = sample_profile(lab)
+        dice = dice_of(lab)
+        out = clf.judge(img, profile, [d["box_xyxy"] for d in dice], point_counts=totals(lab),
+                        rolled_half=lab["scene"]["rolled_half"], die_cm=dice[0]["size_cm"])
+        assert len(out) == len(dice)
+        for v, d in zip(out, dice, strict=True):
+            assert v.pose_p.shape == (len(POSE_CLASSES),) and abs(float(v.pose_p.sum()) - 1.0) < 1e-4
+            assert 0.0 <= v.valid_p <= 1.0 and v.reason in {*POSE_CLASSES, "wrong_side"}
+            assert v.half == d["physical"]["half"] or d["reason"] == "off_board"
+    with pytest.raises(VisionError, match="rolled_half"):
+        clf.judge(img, profile, [], rolled_half="north")
+    assert clf.predict(np.zeros((0, 64, 64, 3), np.uint8), np.zeros((0, N_FEATURES), np.float32)).shape == (0, len(POSE_CLASSES))

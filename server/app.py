@@ -356,8 +356,11 @@ def _add_routes(app: FastAPI) -> None:
 
     # ---------------------------------------------------------------------------------- matches
     @app.post("/api/tables/{table_id}/matches", tags=["matches"], status_code=201, dependencies=[Auth])
-    async def start_match(table_id: IdParam, body: MatchCreate, live: LiveDep) -> dict[str, Any]:
-        """Start a new match on the table; earlier matches stay available for download."""
+    async def start_match(table_id: IdParam, body: MatchCreate, live: LiveDep, request: Request) -> dict[str, Any]:
+        """Start a new match on the table; earlier matches stay available for download. Without
+        ``rules`` the server's default rule set applies (``gammonwatch serve --rules``)."""
+        if "rules" not in body.model_fields_set:
+            body = body.model_copy(update={"rules": request.app.state.settings.rules})
         return live.start_match(table_id, body).info()
 
     @app.get("/api/matches", tags=["matches"])

@@ -242,3 +242,13 @@ def test_an_event_that_cannot_be_replayed_is_reported_and_the_rest_restored(db, 
         health = c.get("/api/health").json()
         assert len(health["replay_errors"]) == 1 and "TableStateError" in health["replay_errors"][0]
         assert c.get("/api/tables/t1/view").json()["match"]["states"] == 10
+
+
+def test_matches_without_a_rule_set_get_the_servers_default(db, stream, auth):
+    with TestClient(create_app(Settings(db=db, token="test-token-0123456789", rules="wbgf-2023"))) as c:
+        c.post("/api/tables", json={"id": "t1", "name": "x"}, headers=auth)
+        r = c.post("/api/tables/t1/matches", json={"players": ["A", "B"], "length": 5}, headers=auth)
+        assert r.json()["rules"] == "wbgf-2023"
+        assert c.get("/api/tables/t1/view").json()["referee"]["rules"] == "wbgf-2023"
+        r = c.post("/api/tables/t1/matches", json={"players": ["A", "B"], "rules": "usbgf-2009"}, headers=auth)
+        assert r.json()["rules"] == "usbgf-2009"

@@ -125,6 +125,16 @@ class HandObservation:
 
 
 # ------------------------------------------------------------------------------------------ motion
+def outer_corners(corners: npt.ArrayLike) -> F64:
+    """The 4 outer corners (near-right, near-left, far-left, far-right) of a profile's 4 or 8 corners."""
+    c = np.asarray(corners, dtype=np.float64).reshape(-1, 2)
+    if len(c) == 4:
+        return c
+    if len(c) == 8:  # the right half's four, then the left half's four (issue 5)
+        return np.asarray(c[[0, 5, 6, 3]], dtype=np.float64)
+    raise VisionError(f"need 4 or 8 board corners, got {len(c)}")
+
+
 @dataclass(frozen=True)
 class Motion:
     """What changed since the previous frame (on the small grey copy)."""
@@ -522,4 +532,4 @@ def _rounded(p: F64) -> list[float]:
     return r
 
 
-__all__ = ["COLOURS", "COUNTS", "HandObservation", "Motion", "MotionDetector", "Tracker", "TrackerConfig"]
+__all__ = ["COLOURS", "COUNTS", "HandObservation", "Motion", "MotionDetector", "Tracker", "TrackerConfig", "outer_corners"]

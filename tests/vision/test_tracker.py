@@ -20,7 +20,7 @@ from rules.referee import Referee, TableState, get_profile
 from rules.referee.setup import MatchSetup
 from vision.errors import VisionError
 from vision.observation import DieObservation, TableObservation, peaked
-from vision.tracker import HandObservation, MotionDetector, Tracker, TrackerConfig
+from vision.tracker import HandObservation, MotionDetector, Tracker, TrackerConfig, outer_corners
 
 sim_script = pytest.importorskip("sim.script", reason="the simulator's script (sim extra) makes the ground truth")
 
@@ -304,3 +304,10 @@ def test_motion_detector_sees_a_moving_die_and_a_hand_from_its_side() -> None:
     img3[500:720, 500:800] = 200  # an arm coming over the near edge
     assert md(img3).hand_side == "near"
     assert not md(img3).moving
+
+
+def test_outer_corners_of_eight_are_the_board_outline() -> None:
+    eight = [[1100, 650], [660, 650], [660, 80], [1100, 80], [620, 650], [180, 650], [180, 80], [620, 80]]
+    assert outer_corners(eight).tolist() == [[1100, 650], [180, 650], [180, 80], [1100, 80]]
+    with pytest.raises(VisionError, match="4 or 8"):
+        outer_corners([[0, 0]] * 5)

@@ -21,6 +21,10 @@ from rules.welsh.movegen import legal_plays, sample_play
 from rules.welsh.options import WelshOptions
 from rules.welsh.position import WelshPosition, position_problem
 
+#: seconds-per-turn multipliers drawn per match: slow matches reach Ten For Two (R12b), the
+#: 35-minute break and time-outs (R12a)
+PACES = (1.0, 1.0, 1.0, 3.0, 6.0)
+
 
 @dataclass
 class Stats:
@@ -36,6 +40,18 @@ class Stats:
 
     def add_ending(self, name: str) -> None:
         self.endings[name] = self.endings.get(name, 0) + 1
+
+    def add_match(self, match: WelshMatch) -> None:
+        """Count a finished (or stopped) match's events and break triggers."""
+        self.matches += 1
+        for e in match.events:
+            self.events[e.code] = self.events.get(e.code, 0) + 1
+        if match.breaks:
+            self.events["WEL_BREAK_TRIGGER"] = self.events.get("WEL_BREAK_TRIGGER", 0) + len(match.breaks)
+        if match.over:
+            s = match.settlement()
+            if s.match_payment < 0:
+                self.violations.append(f"negative payment {s}")
 
 
 def position_violations(pos: WelshPosition, mover: int | None, game_over: bool) -> list[str]:
@@ -63,6 +79,7 @@ def play_random_game(
     clocks: list[float],
     cross_check: bool = False,
     max_turns: int = 5000,
+    pace: float = 1.0,
     avoid_wash: bool = True,
 ) -> None:
     """Play one game of ``match`` to its end with random decisions."""
@@ -75,7 +92,7 @@ def play_random_game(
             stats.violations.append(f"game {stats.games}: no end after {max_turns} turns")
             return
         p = game.turn
-        clocks[p] -= rng.uniform(0.5, 4.0)
+        clocks[p] -= pace * rng.uniform(0.5, 4.0)
         if clocks[p] <= 0:
             match.time_out(p)
             break
@@ -176,13 +193,10 @@ def play_random_match(
     """A whole match (or its first ``game_limit`` games) with random decisions."""
     match = WelshMatch(options or WelshOptions())
     clocks = [float(match.options.clock_seconds)] * 2
+    pace = rng.choice(PACES)
     while not match.over and (game_limit is None or len(match.results) < game_limit):
-        play_random_game(match, rng, stats, clocks, cross_check)
-    stats.matches += 1
-    if match.over:
-        s = match.settlement()
-        if s.match_payment < 0:
-            stats.violations.append(f"negative payment {s}")
+        play_random_game(match, rng, stats, clocks, cross_check, pace=pace)
+    stats.add_match(match)
     return match
 
 
@@ -193,8 +207,9 @@ def run(games: int, seed: int = 0, cross_check_every: int = 0) -> Stats:
     while stats.games < games:
         match = WelshMatch(WelshOptions())
         clocks = [float(match.options.clock_seconds)] * 2
+        pace = rng.choice(PACES)
         while not match.over and stats.games < games:
             check = cross_check_every > 0 and stats.games % cross_check_every == 0
-            play_random_game(match, rng, stats, clocks, check)
-        stats.matches += 1
+            play_random_game(match, rng, stats, clocks, check, pace=pace)
+        stats.add_match(match)
     return stats

@@ -16,9 +16,10 @@ def test_random_games_break_no_invariant_and_sampled_plays_are_legal():
     assert stats.violations == []
     assert stats.checked_plays > 10_000  # a third of the games had every play cross-checked
     # the sample reaches the rules it is meant to exercise
-    for code in ("WEL_DANCE", "WEL_AUTO_RAISE", "WEL_FIRST_CHECKOUT_BONUS", "WEL_ROVER_ACTIVE", "WEL_TRIANGLE_FORMED"):
+    for code in ("WEL_DANCE", "WEL_AUTO_RAISE", "WEL_FIRST_CHECKOUT_BONUS", "WEL_ROVER_ACTIVE", "WEL_TRIANGLE_FORMED",
+                 "WEL_TEN_FOR_TWO", "WEL_BREAK_TRIGGER", "WEL_MATCH_WON", "WEL_CONCESSION_WINDOW_OPEN"):
         assert stats.events.get(code, 0) > 0, code
-    for ending in ("checkout", "wash_sticks", "wash_snakes", "three_on_roof"):
+    for ending in ("checkout", "wash_sticks", "wash_snakes", "three_on_roof", "timed_out", "concession"):
         assert stats.endings.get(ending, 0) > 0, ending
 
 

@@ -100,11 +100,11 @@ class HandOver(StrEnum):
 
 
 def _enum(cls: type[Any], value: Any, path: str) -> Any:
-    try:
-        return cls(value)
-    except ValueError:
+    member = cls._value2member_map_.get(value) if type(value) is str else None
+    if member is None:
         allowed = ", ".join(m.value for m in cls)
-        raise TableStateError(path, f"must be one of {allowed}; got {value!r}") from None
+        raise TableStateError(path, f"must be one of {allowed}; got {value!r}")
+    return member
 
 
 def _int(value: Any, path: str, lo: int, hi: int) -> int:
@@ -133,6 +133,8 @@ def _obj(value: Any, path: str) -> dict[str, Any]:
 
 
 def _check_keys(obj: dict[str, Any], path: str, allowed: frozenset[str], required: tuple[str, ...]) -> None:
+    if obj.keys() <= allowed and all(key in obj for key in required):
+        return
     for key in required:
         if key not in obj:
             raise TableStateError(f"{path}.{key}" if path else key, "is required")
@@ -141,10 +143,16 @@ def _check_keys(obj: dict[str, Any], path: str, allowed: frozenset[str], require
             raise TableStateError(f"{path}.{key}" if path else key, "is not a table-state field")
 
 
+_NUMBER_TYPES = frozenset({float, int})
+
+
 def _dist(value: Any, path: str) -> tuple[float, ...]:
     if not isinstance(value, list) or not 1 <= len(value) <= MAX_CHECKERS + 1:
         raise TableStateError(path, "must be a list of 1..16 probabilities (index = checker count)")
-    probs = tuple(_num(p, f"{path}[{i}]", 0.0, 1.0) for i, p in enumerate(value))
+    if set(map(type, value)) <= _NUMBER_TYPES and min(value) >= 0.0 and max(value) <= 1.0:
+        probs = tuple(map(float, value))  # fast path (NaN fails the comparisons above)
+    else:
+        probs = tuple(_num(p, f"{path}[{i}]", 0.0, 1.0) for i, p in enumerate(value))
     if abs(sum(probs) - 1.0) > 0.02:
         raise TableStateError(path, f"probabilities must sum to 1; they sum to {sum(probs):.3f}")
     return probs
@@ -259,12 +267,14 @@ class TableState:
     _light: tuple[int, ...] = field(init=False, repr=False, compare=False)
     _dark: tuple[int, ...] = field(init=False, repr=False, compare=False)
     _simple: bool = field(init=False, repr=False, compare=False)
+    _map_ll: float | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _setattr = object.__setattr__
         _setattr(self, "_light", tuple(p.light for p in self.points))
         _setattr(self, "_dark", tuple(p.dark for p in self.points))
         _setattr(self, "_simple", all(p.light_p is None and p.dark_p is None and p.confidence is None for p in self.points))
+        _setattr(self, "_map_ll", None)
 
     # ------------------------------------------------------------------ counts
     def counts(self, colour: Colour) -> tuple[int, ...]:
@@ -295,28 +305,33 @@ class TableState:
         ``confidence`` (default :data:`DEFAULT_POINT_CONFIDENCE`) and every other count shares the rest.
         Bar and borne-off counts use the default confidence.
         """
-        log = math.log
         if self._simple:
             wrong = sum(a != b for a, b in zip(light, self._light, strict=True)) + sum(a != b for a, b in zip(dark, self._dark, strict=True))
             extra = (bar[0] != self.bar[0]) + (bar[1] != self.bar[1]) + (off[0] != self.off[0]) + (off[1] != self.off[1])
             return (48 - wrong) * _LOG_DEFAULT + (wrong + extra) * _LOG_MISS
-        total = 0.0
-        for i, obs in enumerate(self.points):
-            conf = obs.confidence if obs.confidence is not None else DEFAULT_POINT_CONFIDENCE
-            for want, seen, dist in ((light[i], obs.light, obs.light_p), (dark[i], obs.dark, obs.dark_p)):
-                if dist is not None:
-                    p = dist[want] if want < len(dist) else 0.0
-                    total += log(max(p, 1e-9))
-                elif want != seen:
-                    total += log(max((1.0 - conf) / MAX_CHECKERS, 1e-9))
-                else:
-                    total += log(conf)
-        miss = log((1.0 - DEFAULT_POINT_CONFIDENCE) / MAX_CHECKERS)
-        for want_pair, seen_pair in ((bar, self.bar), (off, self.off)):
-            for w, s in zip(want_pair, seen_pair, strict=True):
-                if w != s:
-                    total += miss
-        return total
+        # the MAP board's log-likelihood once per state, then only the cells where the candidate differs
+        total = self._map_ll
+        if total is None:
+            total = sum(self._cell_lp(i, c, (obs.light, obs.dark)[c]) for i, obs in enumerate(self.points) for c in (0, 1))
+            object.__setattr__(self, "_map_ll", total)
+        for c, want_counts, seen_counts in ((0, light, self._light), (1, dark, self._dark)):
+            for i, (want, seen) in enumerate(zip(want_counts, seen_counts, strict=True)):
+                if want != seen:
+                    total += self._cell_lp(i, c, want) - self._cell_lp(i, c, seen)
+        extra = (bar[0] != self.bar[0]) + (bar[1] != self.bar[1]) + (off[0] != self.off[0]) + (off[1] != self.off[1])
+        return total + extra * _LOG_MISS
+
+    def _cell_lp(self, i: int, colour: int, count: int) -> float:
+        """log P(observation of point i+1, one colour | that point holds ``count`` of the colour)."""
+        obs = self.points[i]
+        dist = obs.light_p if colour == 0 else obs.dark_p
+        if dist is not None:
+            return math.log(max(dist[count] if count < len(dist) else 0.0, 1e-9))
+        conf = obs.confidence if obs.confidence is not None else DEFAULT_POINT_CONFIDENCE
+        seen = obs.light if colour == 0 else obs.dark
+        if count == seen:
+            return math.log(conf)
+        return math.log(max((1.0 - conf) / MAX_CHECKERS, 1e-9))
 
     # ------------------------------------------------------------------ JSON
     @classmethod

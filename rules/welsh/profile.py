@@ -24,7 +24,7 @@ from typing import Any
 from rules.match import DeadCubeRule
 from rules.position import Position
 from rules.referee.alerts import CATALOGUE, AlertSpec, Severity
-from rules.referee.profiles import Deadline, DoubleAct, FastRoll, Profile, register_profile
+from rules.referee.profiles import Deadline, DoubleAct, FastRoll, Profile, get_profile, register_profile
 from rules.welsh.alerts import CODES
 from rules.welsh.movegen import legal_plays
 from rules.welsh.options import PRESETS, WelshOptions, with_changes
@@ -120,7 +120,10 @@ def welsh_profile(preset: str = "welsh", **options: Any) -> Profile:
         raise ValueError(f"unknown Welsh preset {preset!r}; known: {', '.join(sorted(PRESETS))}")
     fields = set(WelshOptions.__dataclass_fields__)
     welsh_opts = with_changes(PRESETS[preset], **{k: v for k, v in options.items() if k in fields})
-    return Profile(
+    # start from the standard money-play profile so that fields the referee adds later get a
+    # neutral value, then set every field Welsh has a reading for
+    base = get_profile("money", jacoby=False, beavers=False, automatic_doubles=0)
+    welsh_fields: dict[str, Any] = dict(
         name="welsh",
         family=FAMILY,
         title="Welsh backgammon (doc 001, DIGEST part C)",
@@ -136,11 +139,17 @@ def welsh_profile(preset: str = "welsh", **options: Any) -> Profile:
         off_turn_die_touch=False,
         lift_before_rest_rule=False,
         double_act=DoubleAct.MOVE,  # R3, R24(vii): the raise is shown with the die; no take or pass
+        take_on_surface=False,  # W12: there is no take; the other player takes the die to his end
         dead_cube=DeadCubeRule.NONE,  # C.16: no dead-cube rule
         crawford=False,  # C.16: no Crawford rule
+        jacoby=False,
+        beavers=False,
+        automatic_doubles=0,
         moves_policy="legal",
         legal_results=legal_results_hook(welsh_opts),
     )
+    known = set(Profile.__dataclass_fields__)
+    return replace(base, **{k: v for k, v in welsh_fields.items() if k in known})
 
 
 #: the referee's generic alerts that also apply to Welsh, with the Welsh rule they rest on

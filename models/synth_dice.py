@@ -48,6 +48,20 @@ def _rand_colour(rng: np.random.Generator) -> np.ndarray:
     return np.clip(c, 0, 255)
 
 
+def _lab(c: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(np.uint8([[np.clip(c, 0, 255)]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+
+
+def _colour_contrasting(rng: np.random.Generator, face: np.ndarray) -> np.ndarray:
+    """Pips that differ from the face in colour, not necessarily in brightness (red pips on a
+    smoky dark die, yellow on green)."""
+    for _ in range(30):
+        c = _rand_colour(rng) if rng.random() < 0.7 else np.full(3, rng.uniform(0, 255))
+        if np.linalg.norm(_lab(c) - _lab(face)) > 45:
+            return np.clip(c, 0, 255)
+    return _contrasting(rng, face)
+
+
 def _contrasting(rng: np.random.Generator, face: np.ndarray) -> np.ndarray:
     lum = float(face @ np.array([0.114, 0.587, 0.299]))
     for _ in range(20):
@@ -179,19 +193,23 @@ def _draw_die(rng: np.random.Generator, img: np.ndarray, top: int, center_px: np
     return np.array([p[:, 0].min(), p[:, 1].min(), p[:, 0].max(), p[:, 1].max()])
 
 
-def _look(rng: np.random.Generator) -> dict[str, object]:
+def _look(rng: np.random.Generator, colour_pips: bool = False) -> dict[str, object]:
     face = _rand_colour(rng)
+    if colour_pips and rng.random() < 0.25:  # smoky dark dice, as many real ones are
+        face = np.full(3, rng.uniform(25, 90)) + rng.uniform(-15, 15, 3)
     return {
         "face": face,
-        "pip": _contrasting(rng, face),
+        "pip": _colour_contrasting(rng, face) if colour_pips and rng.random() < 0.5 else _contrasting(rng, face),
         "offset": rng.uniform(0.45, 0.62),
         "radius": rng.uniform(0.12, 0.2),
         "marble": rng.uniform(0.3, 1.0) if rng.random() < 0.2 else 0.0,
     }
 
 
-def render_sample(rng: np.random.Generator, value: int) -> tuple[np.ndarray, np.ndarray]:
-    """One scene with a die showing ``value`` on top: (BGR uint8 image, pixel box of that die)."""
+def render_sample(rng: np.random.Generator, value: int, colour_pips: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """One scene with a die showing ``value`` on top: (BGR uint8 image, pixel box of that die).
+
+    ``colour_pips``: also pips that differ from the face by hue only, and smoky dark dice."""
     size = 192
     img = _background(rng, size)
     side = rng.uniform(55, 75)
@@ -209,7 +227,7 @@ def render_sample(rng: np.random.Generator, value: int) -> tuple[np.ndarray, np.
     cv2.circle(shadow, tuple(int(v) for v in sc), int(side * 0.65), 1.0, -1)
     shadow = cv2.GaussianBlur(shadow, (0, 0), side * 0.15)
     img *= (1 - rng.uniform(0.2, 0.6) * shadow)[..., None]
-    box = _draw_die(rng, img, value, centre, side, _look(rng))
+    box = _draw_die(rng, img, value, centre, side, _look(rng, colour_pips))
     # global light: gradient + colour cast + gamma
     gx = np.linspace(-1, 1, size, dtype=np.float32)
     grad = 1 + rng.uniform(-0.25, 0.25) * gx[None, :] + rng.uniform(-0.25, 0.25) * gx[:, None]

@@ -78,7 +78,7 @@ def split_photos(photos: list[LabelledPhoto]) -> tuple[list[LabelledPhoto], list
     return train, held
 
 
-def synthetic_set(n_per_class: int, seed: int, cache: Path) -> tuple[np.ndarray, np.ndarray]:
+def synthetic_set(n_per_class: int, seed: int, cache: Path, colour_pips: bool = False) -> tuple[np.ndarray, np.ndarray]:
     if cache.is_file():
         data = np.load(cache)
         return data["x"], data["y"]
@@ -88,7 +88,7 @@ def synthetic_set(n_per_class: int, seed: int, cache: Path) -> tuple[np.ndarray,
     total = 6 * n_per_class
     for i in range(total):
         value = i % 6 + 1
-        img, box = render_sample(rng, value)
+        img, box = render_sample(rng, value, colour_pips)
         xs.append(crop_die(img, box))
         ys.append(value - 1)
         if (i + 1) % 5000 == 0:
@@ -177,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--finetune-epochs", type=int, default=6)
     ap.add_argument("--real-variants", type=int, default=12, help="crops per real training die")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--colour-pips", action="store_true",
+                    help="synthetic dice also with hue-only pip contrast and smoky dark faces")
     args = ap.parse_args(argv)
 
     t_start = time.time()
@@ -193,9 +195,10 @@ def main(argv: list[str] | None = None) -> int:
         "train": [p.name for p in train_photos], "heldout": [p.name for p in held_photos]}, indent=1) + "\n")
     print(f"real photos: {len(train_photos)} train, {len(held_photos)} held out", flush=True)
 
-    cache = ROOT / "data-gen" / f"synth_dice_{args.synthetic_per_class}_{SEED}_{CROP_SIZE}.npz"
+    variant = "_colourpips" if args.colour_pips else ""
+    cache = ROOT / "data-gen" / f"synth_dice_{args.synthetic_per_class}_{SEED}_{CROP_SIZE}{variant}.npz"
     t0 = time.time()
-    xs, ys = synthetic_set(args.synthetic_per_class, SEED, cache)
+    xs, ys = synthetic_set(args.synthetic_per_class, SEED, cache, args.colour_pips)
     print(f"synthetic crops: {len(xs)} ({time.time() - t0:.0f} s)", flush=True)
     xr, yr = real_crops(train_photos, args.real_variants, SEED + 1)
     xh, yh = real_crops(held_photos, 1, SEED + 2)
@@ -265,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         "onnx_vs_torch_max_abs_diff": max_diff,
         "torch": torch.__version__,
         "threads": args.threads,
+        "command": "python models/train_die_reader.py " + " ".join(argv if argv is not None else sys.argv[1:]),
     }
     args.out.with_suffix(".metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
     print(json.dumps(metrics, indent=1))

@@ -105,7 +105,7 @@ class Referee:
         self.match = match
         self.alerts: list[Alert] = []
         self._next_id = 1
-        self.position = Position.start()
+        self.position = self._start_position()
         self.phase = Phase.SETUP
         self.turn = 0
         self.dice: tuple[int, int] | None = None
@@ -127,7 +127,7 @@ class Referee:
         self._touched_turn: set[str] = set()
         self._rest_since: dict[int, float] = {}
         self._judged_roll = False
-        self._start_board = self.map.to_physical(Position.start())
+        self._start_board = self.map.to_physical(self._start_position())
         self.states_seen = 0
         self._now: float | None = None
         self._last_cube: Cube | None = None
@@ -1146,8 +1146,12 @@ class Referee:
         else:
             self.phase = Phase.GAME_OVER
 
+    def _start_position(self) -> Position:
+        hook = self.profile.start_position
+        return hook() if hook is not None else Position.start()
+
     def _game_start(self, frame: int | None) -> None:
-        self.position = Position.start()
+        self.position = self._start_position()
         self.phase = Phase.SETUP
         self.dice = None
         self.roll_pos = None

@@ -87,6 +87,8 @@ class Profile:
     """Posterior below which a judgement becomes a 'please confirm' WARN instead of an accusation."""
     legal_results: Callable[..., Any] | None = None
     """Hook: a variant's move generator ``(position, dice) -> list[Position]``; None = the standard engine."""
+    start_position: Callable[[], Any] | None = None
+    """Hook: a variant's starting position ``() -> Position``; None = the standard set-up (STD Set Up)."""
 
     def default_end_signal(self, dice_mode: DiceMode, clock: bool) -> EndSignal:
         """The end-of-turn signal by equipment (DIGEST B21)."""

@@ -331,3 +331,25 @@ def test_wb23_setup_window_also_closes_when_the_starter_doubles_in_his_second_tu
     assert "SETUP_ERROR_WINDOW_CLOSED" not in s.all_codes()
     s.double("light")
     assert "SETUP_ERROR_WINDOW_CLOSED" in s.all_codes()
+
+
+def test_a_variant_can_set_its_own_starting_position():
+    """A Nackgammon-like start (24: 2, 23: 2, 13: 4, 8: 3, 6: 4) is a set-up error in standard play only."""
+    from rules.position import Position
+
+    points = {24: 2, 23: 2, 13: 4, 8: 3, 6: 4}
+    nack = Position.from_points(points, points)
+    register_profile("nack-test", lambda **_: with_options(get_profile("usbgf-2019"), name="nack-test",
+                                                           start_position=lambda: nack))
+
+    def run(rules: str) -> list[str]:
+        s = Scenario(rules=rules)
+        s.set_boards(list(nack.board(0)), list(nack.board(1)))
+        s.snap()
+        s.opening("light", 3, 1)
+        s.play("light", "8/5 6/5")
+        s.end_turn("light")
+        return s.codes()
+
+    assert run("usbgf-2019") == ["SETUP_ERROR"]
+    assert run("nack-test") == []

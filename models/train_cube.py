@@ -110,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         imgs = centre[sel[:, 0]] if w == 0 else wide[sel[:, 0], w - 1]
         x = torch.from_numpy(to_tensor(imgs))
         if train:
+            # the digits are seen from every side: turn square windows by any quarter, wide ones by a half
+            k = int(rng.integers(4)) if w == 0 else 2 * int(rng.integers(2))
+            x = torch.rot90(x, k, dims=(2, 3))
             x = x * torch.from_numpy(rng.normal(1.0, 0.08, (len(sel), 3, 1, 1)).astype(np.float32))
         return x, torch.from_numpy(present[sel[:, 0], w]), torch.from_numpy(face[sel[:, 0]])
 

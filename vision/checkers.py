@@ -85,8 +85,8 @@ def _column(xc: float, width: float, side: int, q: float) -> F64:
     y_mid = -side * q * MID_MARGIN
     h = width / 2
     if side < 0:
-        return np.array([[xc - h, y_rail], [xc + h, y_rail], [xc + h, y_mid], [xc - h, y_mid]], dtype=np.float64)
-    return np.array([[xc + h, y_rail], [xc - h, y_rail], [xc - h, y_mid], [xc + h, y_mid]], dtype=np.float64)
+        return np.array([[xc + h, y_rail], [xc - h, y_rail], [xc - h, y_mid], [xc + h, y_mid]], dtype=np.float64)
+    return np.array([[xc - h, y_rail], [xc + h, y_rail], [xc + h, y_mid], [xc - h, y_mid]], dtype=np.float64)
 
 
 def strips(profile: CalibrationProfile) -> list[Strip]:

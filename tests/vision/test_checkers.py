@@ -1,0 +1,155 @@
+"""Checker strips: geometry through the calibration profile, the network input, count arithmetic,
+and the model's failure modes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.board import BoardDimensions, board_to_image
+from calibration.profile import CalibrationProfile
+from vision.checkers import (
+    N_STRIPS,
+    STRIP_H,
+    STRIP_NAMES,
+    STRIP_W,
+    CheckerCounter,
+    add_counts,
+    cut_strips,
+    region_homographies,
+    strip_transforms,
+    strips,
+    to_tensor,
+)
+from vision.errors import ModelMissingError
+from vision.geometry import point_centre_x
+
+
+def _profile(board_view, count: int = 8) -> CalibrationProfile:
+    return CalibrationProfile.from_corners(board_view.true_corners(count), (1280, 720))
+
+
+def _to_image(m: np.ndarray, uv: tuple[float, float]) -> np.ndarray:
+    return cv2.perspectiveTransform(np.array([[uv]], dtype=np.float64), m).reshape(2)
+
+
+def test_there_are_28_strips_in_order() -> None:
+    assert N_STRIPS == 28
+    assert STRIP_NAMES[:3] == ("p1", "p2", "p3") and STRIP_NAMES[23] == "p24"
+    assert STRIP_NAMES[24:] == ("bar-near", "bar-far", "off-near", "off-far")
+
+
+@pytest.mark.parametrize("point", [1, 6, 7, 12, 13, 18, 19, 24])
+def test_a_point_strip_is_centred_on_its_point_with_the_rail_at_the_top(board_view, point: int) -> None:
+    prof = _profile(board_view)
+    dims = prof.dims
+    m = strip_transforms(prof)[point - 1]
+    side = -1 if point <= 12 else 1
+    x = point_centre_x(dims, point)
+    # the top edge of the strip lies beyond the rail, on the point's centre line
+    top = _to_image(m, (STRIP_W / 2, 0))
+    rail = board_to_image(board_view.h, [[x, side * dims.play_depth / 2]])[0]
+    centre_line = board_to_image(board_view.h, [[x, 0.0]])[0]
+    # top, rail and middle line are on one image line, in that order
+    d1 = np.linalg.norm(top - centre_line)
+    d2 = np.linalg.norm(rail - centre_line)
+    assert d1 > d2 > 0
+    direction = (rail - centre_line) / d2
+    assert np.linalg.norm((top - centre_line) - direction * d1) < 1.0
+    # the strip is two point widths wide: its top corners sit one point width either side
+    left = board_to_image(board_view.h, [[x - dims.point_width, 0.0]])[0]
+    right = board_to_image(board_view.h, [[x + dims.point_width, 0.0]])[0]
+    mid_y = STRIP_H * (1.0 / (1.0 + 0.30 + 0.15)) * (1.0 + 0.30)  # where the middle line falls in the strip
+    lo = _to_image(m, (0, mid_y))
+    hi = _to_image(m, (STRIP_W, mid_y))
+    assert min(np.linalg.norm(lo - left) + np.linalg.norm(hi - right),
+               np.linalg.norm(lo - right) + np.linalg.norm(hi - left)) < 2.0
+
+
+def test_far_strips_are_turned_not_mirrored(board_view) -> None:
+    prof = _profile(board_view)
+    tf = strip_transforms(prof)
+    for i in (0, 12):  # p1 near, p13 far
+        m = tf[i]
+        a, b, c = _to_image(m, (0, 0)), _to_image(m, (STRIP_W, 0)), _to_image(m, (0, STRIP_H))
+        cross = (b - a)[0] * (c - a)[1] - (b - a)[1] * (c - a)[0]
+        assert cross > 0, f"strip {STRIP_NAMES[i]} is mirrored"
+
+
+def test_with_eight_corners_the_bar_lies_between_the_halves_inner_corners(board_view) -> None:
+    dims = BoardDimensions(bar_width=6.0)  # the profile believes in a wider bar than the board has
+    corners = board_view.true_corners(8)
+    prof = CalibrationProfile.from_corners(corners, (1280, 720), dims=dims)
+    h = region_homographies(prof)["bar"]
+    b, q = dims.bar_width / 2, dims.play_depth / 2
+    got = board_to_image(h, [[b, -q], [-b, -q], [-b, q], [b, q]])
+    want = corners[[1, 4, 7, 2]]
+    assert np.abs(got - want).max() < 1e-3  # float32 inside OpenCV
+
+
+def test_strips_of_a_drawn_checker_show_it_only_on_its_point(board_view) -> None:
+    prof = _profile(board_view)
+    img = np.full((720, 1280, 3), 90, np.uint8)
+    dims = prof.dims
+    x, y = point_centre_x(dims, 5), -dims.play_depth / 2 + dims.checker_diameter / 2
+    c = board_to_image(board_view.h, [[x, y]])[0]
+    cv2.circle(img, (int(c[0]), int(c[1])), 12, (250, 250, 250), -1)
+    cut = cut_strips(img, strip_transforms(prof))
+    assert cut.shape == (N_STRIPS, STRIP_H, STRIP_W, 3)
+    bright = (cut.max(axis=3) > 200).reshape(N_STRIPS, -1).sum(axis=1)
+    assert bright[4] > 20  # p5
+    # it stands on the centre line of p5's strip, near the top (the rail end); the neighbours'
+    # strips (two point widths wide) see it at their side edge; points further away see nothing
+    mask = cut[4].max(axis=2) > 200
+    rows, cols = np.nonzero(mask)
+    assert abs(cols.mean() - (STRIP_W - 1) / 2) < 2 and rows.mean() < STRIP_H / 3
+    for n in (3, 5):
+        ncols = np.nonzero(cut[n].max(axis=2) > 200)[1]
+        assert abs(ncols.mean() - (STRIP_W - 1) / 2) > STRIP_W / 4
+    assert bright[[i for i in range(24) if i not in (3, 4, 5)]].max() == 0
+
+
+def test_network_input_is_standardised_per_frame_and_channel() -> None:
+    rng = np.random.default_rng(1)
+    s = rng.integers(0, 256, (N_STRIPS, STRIP_H, STRIP_W, 3), dtype=np.uint8)
+    s[0] = 255  # one bright strip stays brighter than the rest (not standardised per strip)
+    x = to_tensor(s)
+    assert x.shape == (N_STRIPS, 3, STRIP_H, STRIP_W)
+    assert np.allclose(x.mean(axis=(0, 2, 3)), 0, atol=1e-3)
+    assert x[0].mean() > x[1:].mean() + 1.0
+
+
+def test_strip_corners_cover_bar_and_trays(board_view) -> None:
+    prof = _profile(board_view)
+    names = [s.name for s in strips(prof)]
+    assert names == list(STRIP_NAMES)
+    tray = strips(prof)[STRIP_NAMES.index("off-near")]
+    assert tray.corners_cm[:, 0].min() > prof.dims.half_width  # beyond the right half (tray_side right)
+
+
+def test_adding_count_distributions() -> None:
+    a = np.zeros(16)
+    a[[1, 2]] = 0.5
+    b = np.zeros(16)
+    b[3] = 1.0
+    s = add_counts(a, b)
+    assert np.isclose(s.sum(), 1.0)
+    assert np.isclose(s[4], 0.5) and np.isclose(s[5], 0.5)
+    big = np.zeros(16)
+    big[10] = 1.0
+    assert np.isclose(add_counts(big, big)[15], 1.0)  # 20 folds onto the last count
+
+
+def test_a_missing_model_says_how_to_rebuild_it(tmp_path: Path) -> None:
+    with pytest.raises(ModelMissingError, match=r"train_checkers\.py"):
+        CheckerCounter(tmp_path / "nope.onnx")
+
+
+def test_a_corrupt_model_says_how_to_rebuild_it(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not an onnx graph")
+    with pytest.raises(ModelMissingError, match=r"cannot be loaded.*train_checkers\.py"):
+        CheckerCounter(bad)

@@ -1,0 +1,94 @@
+"""Cube windows (where the cube can be), combining window scores into zone and value, model errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.board import board_to_image, homography_for
+from calibration.profile import CalibrationProfile
+from vision.cube import (
+    CENTRE_H,
+    CENTRE_W,
+    FACES,
+    WIDE_H,
+    WIDE_W,
+    WINDOWS,
+    CubeReader,
+    cube_observation,
+    cut_windows,
+    window_transforms,
+)
+from vision.errors import ModelMissingError
+
+
+def _profile(board_view) -> CalibrationProfile:
+    return CalibrationProfile.from_corners(board_view.true_corners(8), (1280, 720))
+
+
+def _faces(face: int | None = None) -> dict[str, np.ndarray]:
+    out = {}
+    for n in WINDOWS:
+        p = np.full(len(FACES), 0.02)
+        if face is not None:
+            p[FACES.index(face)] = 0.9
+        out[n] = p / p.sum()
+    return out
+
+
+@pytest.mark.parametrize(("window", "zone"), [("centre", "centre"), ("near", "near"), ("far", "far"),
+                                              ("board-left", "board"), ("board-right", "board")])
+def test_the_window_holding_the_cube_gives_the_zone(window: str, zone: str) -> None:
+    presence = {n: 0.01 for n in WINDOWS}
+    presence[window] = 0.97
+    faces = _faces()
+    faces[window] = _faces(16)[window]
+    obs = cube_observation(presence, faces)
+    assert obs.zone == zone
+    assert obs.value == 16
+    assert obs.zone_p.sum() == pytest.approx(1.0)
+
+
+def test_no_window_holding_it_means_absent() -> None:
+    obs = cube_observation({n: 0.02 for n in WINDOWS}, _faces())
+    assert obs.zone == "absent"
+    assert obs.zone_p[-1] > 0.9
+
+
+def test_a_cube_drawn_on_the_bar_lands_in_the_centre_window_and_one_in_front_in_the_near_window(board_view) -> None:
+    prof = _profile(board_view)
+    dims = prof.dims
+    img = np.full((720, 1280, 3), 60, np.uint8)
+    centre = board_to_image(board_view.h, [[0.0, 0.0]])[0]
+    cv2.circle(img, (int(centre[0]), int(centre[1])), 8, (255, 255, 255), -1)
+    whole = homography_for(dims, prof.corners[[0, 5, 6, 3]], None)
+    front = board_to_image(whole, [[4.0, -dims.play_depth / 2 - dims.rail_width - 2.0]])[0]
+    cv2.circle(img, (int(front[0]), int(front[1])), 8, (255, 255, 255), -1)
+    wins = cut_windows(img, window_transforms(prof))
+    assert wins["centre"].shape == (CENTRE_H, CENTRE_W, 3)
+    assert wins["near"].shape == (WIDE_H, WIDE_W, 3)
+    lit = {n: int((w.max(axis=2) > 200).sum()) for n, w in wins.items()}
+    assert lit["centre"] > 0 and lit["near"] > 0
+    assert lit["far"] == 0 and lit["board-left"] == 0 and lit["board-right"] == 0
+    # the near window has the board at its top and is seen as the camera sees it (not mirrored):
+    # the cube at x = +4 cm, 4.5 cm in front of the playing surface
+    pw, q = dims.point_width, dims.play_depth / 2
+    want_row = (-q + 0.17 * pw - (-q - dims.rail_width - 2.0)) / (2.57 * pw) * WIDE_H
+    want_col = (4.0 + 3 * pw) / (6 * pw) * WIDE_W
+    rows, cols = np.nonzero(wins["near"].max(axis=2) > 200)
+    assert abs(rows.mean() - want_row) < 3 and abs(cols.mean() - want_col) < 3
+
+
+def test_a_missing_model_says_how_to_rebuild_it(tmp_path: Path) -> None:
+    with pytest.raises(ModelMissingError, match=r"train_cube\.py"):
+        CubeReader(tmp_path / "nope.onnx")
+
+
+def test_a_corrupt_model_says_how_to_rebuild_it(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x00garbage")
+    with pytest.raises(ModelMissingError, match=r"cannot be loaded.*train_cube\.py"):
+        CubeReader(bad)

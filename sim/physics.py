@@ -162,8 +162,8 @@ class World:
     def _add_die(self, k: int, colour: int, friction: float, restitution: float) -> int:
         c, s = self.client, self.spec
         shape = pb.createCollisionShape(pb.GEOM_BOX, halfExtents=[s.die / 2] * 3, physicsClientId=c)
-        # parked far away until thrown or placed
-        uid = pb.createMultiBody(0.0053 * (s.die / 1.6) ** 3, shape, -1, (200 + 10 * k, 200, 1),
+        # parked at rest on the table, far outside the view, until thrown or placed
+        uid = pb.createMultiBody(0.0053 * (s.die / 1.6) ** 3, shape, -1, (100.0 + 5 * k, 100.0, -s.base + s.die / 2),
                                  useMaximalCoordinates=True, physicsClientId=c)
         pb.changeDynamics(uid, -1, lateralFriction=friction, restitution=restitution, rollingFriction=0.0,
                           linearDamping=0.02, angularDamping=0.02,

@@ -37,6 +37,7 @@ import numpy as np
 INJECTIONS = ("cocked_roll", "illegal_move", "premature_roll", "premature_grab", "double_after_roll",
               "crawford_double")
 NOT_YET: tuple[str, ...] = ()
+PARK_X, PARK_Y = 100.0, 100.0  # where dice in a cup or a hand wait (on the table, out of view)
 TURN_LEVEL = ("premature_roll", "premature_grab", "double_after_roll", "crawford_double")
 
 
@@ -300,7 +301,8 @@ class StateRenderer:
                             place_die(world, uid, reason, half, self.rng, value=want)
                         world.settle(max_time=2.0)
                         pl = physics_label(world, uid, half)
-                        if pl.value == want and pl.reason == reason:
+                        # a cocked die shows no clear value: its reason is what counts
+                        if pl.reason == reason and (pl.value == want or reason == "cocked"):
                             break
                     else:
                         # the construction did not hold: the die lies flat with the scripted value
@@ -313,14 +315,16 @@ class StateRenderer:
                     lab = {"value": pl.value, "reason": pl.reason, "valid": pl.valid}
                     if pl.half is not None:
                         lab["half"] = pl.half
-                    if pl.value != want:
+                    if pl.value != want and pl.reason != "cocked":
                         self.value_changed += 1
                     p, q = world.pose(uid)
                     self.dice_poses[key] = (p, q, lab)
                     d.update(lab)
             else:
-                world.set_pose(uid, (300.0 + 10 * k, 300.0, 1.0), quat_for_top(1, 0.0))
-            if world.pose(uid)[0][0] < 250:
+                # in the cup or lifted: parked at rest on the table, far outside the view
+                world.set_pose(uid, (PARK_X + 5 * k, PARK_Y, -self.spec.base + self.spec.die / 2 + 0.001),
+                               quat_for_top(1, 0.0))
+            if world.pose(uid)[0][0] < PARK_X - 10:
                 px = self.cam.project(world.pose(uid)[0][None])[0]
                 d["center_px"] = [round(float(px[0]), 2), round(float(px[1]), 2)]
             out_dice.append(d)
@@ -366,7 +370,7 @@ class StateRenderer:
             over = h.get("over", "board")
             target = np.array([0.0, 0.0])
             if over == "dice" and world.dice:
-                target = np.mean([world.pose(d)[0][:2] for d in world.dice if world.pose(d)[0][0] < 250] or
+                target = np.mean([world.pose(d)[0][:2] for d in world.dice if world.pose(d)[0][0] < PARK_X - 10] or
                                  [np.zeros(2)], axis=0)
             elif over == "checkers" and self.prev_layout is not None:
                 changed = [i for i in range(24) if layout.points[i] != self.prev_layout.points[i]]

@@ -510,7 +510,7 @@ class Referee:
             return
         zone = cube.zone
         if self.cube_void:
-            if zone is self._cube_home_zone():
+            if zone is self._cube_home_zone() or zone is CubeZone.ABSENT:
                 self.cube_void = False
             return
         if self.phase is Phase.CUBE_PENDING:

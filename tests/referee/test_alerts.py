@@ -332,6 +332,11 @@ def test_double_in_the_crawford_game_is_void():
     assert "CRAWFORD_GAME" in s.all_codes()
     s.double("dark")
     assert s.codes() == ["CRAWFORD_CUBE_ACTION_VOID"]
+    s.table.cube = {"value": 1, "zone": "absent"}  # taken off the table again
+    s.snap()
+    s.table.cube = {"value": 2, "zone": "board"}   # and tried once more: void again
+    s.snap()
+    assert s.codes() == ["CRAWFORD_CUBE_ACTION_VOID", "CRAWFORD_CUBE_ACTION_VOID"]
     near = opened(score=(6, 3), crawford=False, crawford_done=True)  # post-Crawford: the trailer may double
     near.double("dark")
     assert near.codes() == []

@@ -130,6 +130,8 @@ _SPECS: list[AlertSpec] = [
     AlertSpec("DOUBLE_BY_TOUCH", E, "Cube touched while doubling was legal: that is a double", {"RG19": ("RG19 4.4.4.2",), "WB23": ("WB23 4.4(ii)",)}, digest="A7.5"),
     AlertSpec("CUBE_DECISION_AMBIGUOUS", W, "Cube set down where it decides neither take nor pass: please confirm", {"RG19": ("RG19 4.4.5.2",), "WB23": ("WB23 4.4(iii)",), "US09": ("US09 5.4",), "STD": ("STD Doubling",)}, digest="A7.7"),
     AlertSpec("CUBE_PRESENT_IN_CRAWFORD", W, "Cube still on the table in the Crawford game", {"RG19": ("RG19 4.4.7",), "WB23": ("WB23 4.4(iv)",), "US09": ("US09 5.5",)}, digest="A7.10"),
+    # ---------------------------------------------------------------- clock (A9)
+    AlertSpec("CLOCK_RUNNING_FOR_WRONG_PLAYER", V, "The clock is running for the player who is not to act", {"RG19": ("RG19 3.4.1", "RG19 4.3.3"), "WB23": ("WB23 4.1(vi)(b)", "WB23 4.3(iv)")}, digest="A9.5, A9.7"),
     # ---------------------------------------------------------------- input
     AlertSpec("INPUT_REJECTED", W, "A table state broke the schema and was ignored", _all("schemas/table_state.schema.json"), digest="ARCHITECTURE principle 3"),
 ]

@@ -131,6 +131,7 @@ class Referee:
         self.states_seen = 0
         self._now: float | None = None
         self._last_cube: Cube | None = None
+        self._wrong_clock_since: float | None = None
         self._last_clock: Clock | None = None
         self._cube_before: Cube | None = None
         self._clock_before: Clock | None = None
@@ -152,6 +153,7 @@ class Referee:
             self._static_checks(s, prev)
             self._cube_checks(s, prev)
             self._dice_and_signals(s, prev)
+            self._clock_checks(s)
             if self.pending is not None:
                 self._correction_checks(s)
             self._reset_checks(s)
@@ -458,6 +460,35 @@ class Referee:
                 self._touched_turn.add(key)
                 self._emit("OFF_TURN_CHECKER_TOUCH", other,
                            f"{self._name(other)} touched checkers during the opponent's turn.", frame=s.frame)
+
+    # ================================================================== clock
+    CLOCK_GRACE_S = 5.0
+    """Seconds the wrong side may run before an alert (a press in progress, a correction being made)."""
+
+    def _clock_checks(self, s: TableState) -> None:
+        """A9.5: the running side belongs to the player who has to act (the taker while a double is pending)."""
+        clock = s.clock
+        if clock is None or clock.paused or clock.running is None or self.pending is not None:
+            self._wrong_clock_since = None
+            return
+        if self.phase in (Phase.PRE_ROLL, Phase.ROLLING, Phase.MOVING):
+            actor = self.turn
+        elif self.phase is Phase.CUBE_PENDING and self.match.cube.offered_by is not None:
+            actor = 1 - int(self.match.cube.offered_by)
+        else:
+            self._wrong_clock_since = None
+            return
+        wrong = clock.running is not self._seat(actor)
+        if not wrong:
+            self._wrong_clock_since = None
+            self._latched.discard("clock")
+            return
+        if self._wrong_clock_since is None:
+            self._wrong_clock_since = s.t
+        if s.t - self._wrong_clock_since >= self.CLOCK_GRACE_S and self._latch("clock", True):
+            self._emit("CLOCK_RUNNING_FOR_WRONG_PLAYER", actor,
+                       f"The clock is running for {self._name(1 - actor)} but {self._name(actor)} is to act. Switch it; lost time is restored.",
+                       frame=s.frame)
 
     # ================================================================== cube
     def _cube_checks(self, s: TableState, prev: TableState | None) -> None:

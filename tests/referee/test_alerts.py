@@ -845,3 +845,20 @@ def test_a_claim_is_judged_by_the_rg19_test():
     near = _from([13, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2] + [0] * 7, [10, 5] + [0] * 24)
     near.alerts += near.ref.announce({"act": "claim", "player": "light", "kind": "single", "accepted": True})
     assert "CLAIM_INVALID" in near.all_codes() and "GAME_RESULT" not in near.all_codes()
+
+
+# ---------------------------------------------------------------- clock
+def test_clock_left_running_for_the_wrong_player():
+    s = opened()
+    s.double("dark")                  # dark doubles but leaves his own clock running (A3.12)
+    s.snap(3.0)
+    assert s.codes() == []            # a moment is not enough (a press in progress)
+    s.snap(3.0)
+    assert s.codes() == ["CLOCK_RUNNING_FOR_WRONG_PLAYER"]
+    assert s.last("CLOCK_RUNNING_FOR_WRONG_PLAYER").player == "light"  # light is to act: take or pass
+    near = opened()
+    near.double("dark")
+    near.table.clock = "near"         # the doubler starts the taker's clock
+    near.snap()
+    near.snap(6.0)
+    assert near.codes() == []

@@ -3,8 +3,8 @@ SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# Debian packages: GNU Backgammon (peer checks), Chromium (page tests), EGL/Mesa (simulator rendering)
-DEBS := gnubg chromium libegl1 libegl-mesa0 libgl1 libglu1-mesa libosmesa6 fonts-dejavu-core
+# Debian packages: GNU Backgammon (peer checks), Chromium (page tests), PostgreSQL (storage tests), EGL/Mesa (simulator rendering)
+DEBS := gnubg chromium postgresql libegl1 libegl-mesa0 libgl1 libglu1-mesa libosmesa6 fonts-dejavu-core
 export PYOPENGL_PLATFORM ?= egl
 
 .PHONY: all test lint typecheck pytest demo bench system-deps venv clean
@@ -14,7 +14,7 @@ all: test
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,sim]'
+	$(PY) -m pip install --quiet -e '.[dev,sim,postgres]'
 	# pyrender pins PyOpenGL 3.1.0, whose OSMesa/EGL import fails; 3.1.7 works (SIMULATOR-NOTES.md)
 	$(PY) -m pip install --quiet 'PyOpenGL==3.1.7'
 	touch $(STAMP)

@@ -28,6 +28,7 @@ from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import (
     FileResponse,
+    HTMLResponse,
     JSONResponse,
     PlainTextResponse,
     RedirectResponse,
@@ -237,14 +238,35 @@ def create_app(
         version="1",
         summary="Over-the-board backgammon monitor: live table state, referee alerts, overlay and transcripts.",
         lifespan=lifespan,
+        docs_url=None,  # served below from the packaged Swagger UI: no CDN, nothing fetched at run time
+        redoc_url=None,
     )
     app.state.settings = settings
     app.add_middleware(BodySizeLimit)
     app.add_middleware(TokenGate, token=settings.token)  # added last: runs first
     _add_error_handlers(app)
     _add_routes(app)
+    _add_api_docs(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
+
+
+def _add_api_docs(app: FastAPI) -> None:
+    """The OpenAPI page at /docs, with Swagger UI's files from the `swagger-ui-bundle` package."""
+    from fastapi.openapi.docs import get_swagger_ui_html
+    from swagger_ui_bundle import swagger_ui_path
+
+    app.mount("/static/swagger", StaticFiles(directory=str(swagger_ui_path)), name="swagger")
+
+    @app.get("/docs", include_in_schema=False)
+    async def api_docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title="gammonwatch API",
+            swagger_js_url="/static/swagger/swagger-ui-bundle.js",
+            swagger_css_url="/static/swagger/swagger-ui.css",
+            swagger_favicon_url="/static/swagger/favicon-32x32.png",
+        )
 
 
 def _live(request: Request) -> Live:

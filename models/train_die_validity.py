@@ -35,6 +35,9 @@ from vision.dice_validity import CROP_SIZE, N_FEATURES, POSE_CLASSES, crops_to_t
 from vision.observation import DIE_REASONS  # noqa: E402
 
 VALID_IDX = (POSE_CLASSES.index("flat_board"), POSE_CLASSES.index("on_checker"))
+N_AUX = 9
+"""Auxiliary targets of ``models/validity_data.py`` (``AUX_NAMES``): 4 regressed, 5 binary."""
+AUX_WEIGHT = 0.5
 HALVES = ("left", "right")
 
 
@@ -58,11 +61,17 @@ def build_model(mean: npt.NDArray[np.float32], std: npt.NDArray[np.float32]) -> 
             self.register_buffer("mean", torch.tensor(mean, dtype=torch.float32))
             self.register_buffer("std", torch.tensor(std, dtype=torch.float32))
             self.mlp = nn.Sequential(nn.Linear(N_FEATURES, 48), nn.ReLU(), nn.Linear(48, 48), nn.ReLU())
-            self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(64 + 48, 64), nn.ReLU(), nn.Linear(64, len(POSE_CLASSES)))
+            self.trunk = nn.Sequential(nn.Dropout(0.2), nn.Linear(64 + 48, 64), nn.ReLU())
+            self.head = nn.Linear(64, len(POSE_CLASSES))
+            self.aux = nn.Linear(64, N_AUX)  # training only: tilt, base height, top-face offset, supports
+            self.with_aux = False
 
         def forward(self, crop: Any, features: Any) -> Any:
             f = (features - self.mean) / self.std
-            return self.head(torch.cat([self.cnn(crop), self.mlp(f)], dim=1))
+            h = self.trunk(torch.cat([self.cnn(crop), self.mlp(f)], dim=1))
+            if self.with_aux:
+                return self.head(h), self.aux(h)
+            return self.head(h)
 
     return Net()
 
@@ -185,13 +194,14 @@ def main(argv: list[str] | None = None) -> int:
     tr = keep & ~is_val
     va = keep & is_val & (data["copy"] == 0)
     x_all = crops_to_tensor(data["crops"])
+    aux_all = data["aux"].astype(np.float32) if "aux" in data else None
     f_all = data["feats"].astype(np.float32)
     mean = f_all[tr].mean(0).astype(np.float32)
     std = np.maximum(f_all[tr].std(0), 1e-3).astype(np.float32)
     model = build_model(mean, std)
     y = torch.from_numpy(data["y"].astype(np.int64))
     counts = np.bincount(data["y"][tr], minlength=len(POSE_CLASSES)).astype(np.float64)
-    weights = torch.tensor(1.0 / np.sqrt(np.maximum(counts, 1.0)) * np.sqrt(counts.max()), dtype=torch.float32)
+    weights = torch.tensor((counts.max() / np.maximum(counts, 1.0)) ** 0.75, dtype=torch.float32)
     loss_fn = nn.CrossEntropyLoss(weight=weights, label_smoothing=0.02)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-3)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=a.epochs * (int(tr.sum()) // 64 + 1))
@@ -206,9 +216,23 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(0, len(perm), 64):
             b = perm[i:i + 64]
             xb = torch.from_numpy(augment(x_all[b], rng))
-            if rng.random() < 0.5:
+            flipped = bool(rng.random() < 0.5)
+            if flipped:
                 xb = torch.flip(xb, dims=[3])
-            loss = loss_fn(model(xb, torch.from_numpy(f_all[b])), y[b])
+            model.with_aux = aux_all is not None
+            out = model(xb, torch.from_numpy(f_all[b]))
+            if aux_all is not None:
+                logits, aux = out
+                tb = torch.from_numpy(aux_all[b])
+                if flipped:
+                    tb = tb.clone()
+                    tb[:, 2] = -tb[:, 2]
+                reg = nn.functional.smooth_l1_loss(aux[:, :4], tb[:, :4])
+                bce = nn.functional.binary_cross_entropy_with_logits(aux[:, 4:], tb[:, 4:])
+                loss = loss_fn(logits, y[b]) + AUX_WEIGHT * (reg + bce)
+            else:
+                loss = loss_fn(out, y[b])
+            model.with_aux = False
             opt.zero_grad()
             loss.backward()
             opt.step()

@@ -100,6 +100,24 @@ def pose_target(obj: dict[str, Any]) -> int:
     return -1
 
 
+AUX_NAMES = ("tilt", "base_z", "top_dx", "top_dy", "on_surface", "on_checker", "on_rail_bar", "on_die", "leaning_on")
+"""Auxiliary training targets per die (physics labels; training only): tilt / 45 deg, base height / 1 cm,
+the top face's centre from the die's centre / box side (x, y), the support kinds, and whether the RG19
+erase test found a vertical support."""
+
+
+def aux_targets(obj: dict[str, Any], box: list[float]) -> list[float]:
+    phys = obj.get("physical", {})
+    supports = set(phys.get("supports", []))
+    side = max(box[2] - box[0], box[3] - box[1], 1.0)
+    c = obj.get("center_px") or [(box[0] + box[2]) / 2, (box[1] + box[3]) / 2]
+    top = obj.get("top_center_px") or c
+    return [min(float(phys.get("tilt_deg", 0.0)) / 45.0, 2.0), float(np.clip(float(phys.get("base_z", 0.0)), -3.0, 3.0)),
+            float(np.clip((top[0] - c[0]) / side, -1, 1)), float(np.clip((top[1] - c[1]) / side, -1, 1)),
+            float("surface" in supports), float("checker" in supports), float(bool(supports & {"rail", "bar"})),
+            float("die" in supports), float(bool(phys.get("leaning_on")))]
+
+
 def point_totals(lab: dict[str, Any]) -> list[int]:
     pts = sorted(lab["table_state"]["points"], key=lambda p: int(p["point"]))
     return [int(p["light"]) + int(p["dark"]) for p in pts]
@@ -131,6 +149,7 @@ def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Gen
             if b[2] - b[0] < 3 or b[3] - b[1] < 3:
                 continue
             yield {
+                "aux": aux_targets(o, b),
                 "crop": context_crop(np.asarray(image, dtype=np.uint8), b),
                 "feat": die_features(profile, b, boxes, counts, die_cm * float(rng.uniform(0.97, 1.03)), centres),
                 "y": pose_target(o),
@@ -163,7 +182,7 @@ def build(dirs: list[Path], out: Path, copies: int, styles: set[str] | None, exc
     np.savez_compressed(tmp, crops=np.stack([r["crop"] for r in rows]), feats=np.stack([r["feat"] for r in rows]),
                         y=col("y", np.int64), reason=col("reason", np.int64), half=col("half", np.int64),
                         rolled=col("rolled", np.int64), style=col("style", str), frame=col("frame", str),
-                        copy=col("copy", np.int64))
+                        copy=col("copy", np.int64), aux=np.asarray([r["aux"] for r in rows], dtype=np.float32))
     tmp.replace(out)
     reasons = np.bincount(col("reason", np.int64)[col("copy", np.int64) == 0], minlength=len(DIE_REASONS))
     print(f"{out}: {len(rows)} samples from {frames} frames ({copies} cop{'y' if copies == 1 else 'ies'}); "

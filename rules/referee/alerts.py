@@ -143,7 +143,6 @@ def register_alert(spec: AlertSpec) -> None:
     """Add a code (e.g. the Welsh profile's DIGEST C.26 alerts); refuses to redefine an existing one."""
     if spec.code in CATALOGUE:
         raise ValueError(f"alert code {spec.code} is already in the catalogue; use add_citations to extend it")
-    _SPECS.append(spec)
     CATALOGUE[spec.code] = spec
 
 
@@ -205,21 +204,27 @@ class Alert:
 
 
 def catalogue_markdown() -> str:
-    """The alert catalogue as Markdown (the body of docs/alerts.md)."""
+    """The alert catalogue as Markdown (the body of docs/alerts.md), variants' codes included."""
+    from rules.referee.profiles import load_variants
+
+    load_variants()
     lines = [
-        "| code | severity (per rule set) | what | RG19 | WB23 | US09 | STD | DIGEST |",
-        "|---|---|---|---|---|---|---|---|",
+        "| code | severity (per rule set) | what | RG19 | WB23 | US09 | STD | Welsh | DIGEST |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for s in _SPECS:
+    for s in CATALOGUE.values():
         sev = s.severity.value
         if s.severity_by_family:
             sev += " (" + ", ".join(f"{f}: {v.value}" for f, v in s.severity_by_family.items()) + ")"
         cols = []
-        for fam in FAMILIES:
+        for fam in (*FAMILIES, "WELSH"):
             cols.append("; ".join(s.cites_for(fam)) if s.applies(fam) else "–")
         lines.append(f"| `{s.code}` | {sev} | {s.title} | {' | '.join(cols)} | {s.digest} |")
     return "\n".join(lines)
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.stdout.write(catalogue_markdown() + "\n")
+    # run as a script this file is a second module object; variants register into the package's
+    from rules.referee import alerts as _package_alerts
+
+    sys.stdout.write(_package_alerts.catalogue_markdown() + "\n")

@@ -961,8 +961,7 @@ class Referee:
         legal_set = set(results)
         if seen is not None and seen in legal_set and s.settled and s.is_plain:
             # plain counts (no probabilities) that a legal play reaches: nothing to weigh
-            play = plays.play_for(seen) if plays is not None else Play()
-            self._accept(s, mover, dice, seen, play, implied)
+            self._accept(s, mover, dice, before, seen, plays, implied)
             return
         scored = sorted(((self.map.to_physical(p).log_likelihood(s), i, p) for i, p in enumerate(results)), key=lambda x: (-x[0], x[1]))
         best_ll, _, best = scored[0]
@@ -992,13 +991,22 @@ class Referee:
             self._emit("MOVE_UNCONFIRMED", mover,
                        f"The move by {self._name(mover)} is not clear enough to judge. Please confirm the position.",
                        frame=s.frame, evidence=evidence, details={"p_illegal": round(p_illegal, 4)})
-        play = plays.play_for(best) if plays is not None else Play()
-        self._accept(s, mover, dice, best, play, implied)
+        self._accept(s, mover, dice, before, best, plays, implied)
 
-    def _accept(self, s: TableState, mover: int, dice: tuple[int, int], result: Position, play: Play, implied: bool) -> None:
+    def _accept(self, s: TableState, mover: int, dice: tuple[int, int], before: Position, result: Position,
+                plays: LegalPlays | None, implied: bool) -> None:
+        if plays is not None:
+            play = plays.play_for(result)
+            written = str(play)
+        else:
+            # a variant's generator (profile.legal_results): the transcript records the checker
+            # movement in standard points, the MOVE event the variant's own notation
+            play = diff_play(before, result.boards(), mover)
+            hook = self.profile.play_notation
+            written = hook(before, result, dice) if hook is not None else str(play)
         self._log(EntryKind.ROLL, mover, dice=dice, play=play)
         if play:
-            self._emit("MOVE", mover, f"{self._name(mover)} played {dice[0]}{dice[1]}: {play}.", frame=s.frame, details={"dice": list(dice), "play": str(play)})
+            self._emit("MOVE", mover, f"{self._name(mover)} played {dice[0]}{dice[1]}: {written}.", frame=s.frame, details={"dice": list(dice), "play": written})
         else:
             self._emit("NO_MOVE", mover, f"{self._name(mover)} cannot move with {dice[0]}-{dice[1]}.", frame=s.frame, details={"dice": list(dice)})
         if not implied:

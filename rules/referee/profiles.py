@@ -89,6 +89,9 @@ class Profile:
     """Hook: a variant's move generator ``(position, dice) -> list[Position]``; None = the standard engine."""
     start_position: Callable[[], Any] | None = None
     """Hook: a variant's starting position ``() -> Position``; None = the standard set-up (STD Set Up)."""
+    play_notation: Callable[..., str] | None = None
+    """Hook: a variant's notation ``(before, after, dice) -> str`` of a legal play, for the MOVE event;
+    None = the standard engine's notation."""
 
     def default_end_signal(self, dice_mode: DiceMode, clock: bool) -> EndSignal:
         """The end-of-turn signal by equipment (DIGEST B21)."""
@@ -167,17 +170,34 @@ _REGISTRY: dict[str, Callable[..., Profile]] = {
 }
 
 
+#: variants whose module registers their profile (and alert codes) when imported; loaded on first use
+#: so that ``rules.referee`` does not import them at start-up and cannot import them in a cycle
+_VARIANT_MODULES: tuple[str, ...] = ("rules.welsh.profile",)
+
+
+def load_variants() -> None:
+    """Import the variant profiles (idempotent): afterwards the registry and the alert catalogue
+    are complete, whatever was imported before."""
+    import importlib
+
+    for module in _VARIANT_MODULES:
+        importlib.import_module(module)
+
+
 def register_profile(name: str, factory: Callable[..., Profile]) -> None:
     """Add a rule set (e.g. ``welsh``); ``factory(**options)`` returns its :class:`Profile`."""
     _REGISTRY[name] = factory
 
 
 def profile_names() -> list[str]:
+    load_variants()
     return sorted(_REGISTRY)
 
 
 def get_profile(name: str = "usbgf-2019", **options: Any) -> Profile:
     """The profile called ``name`` with its options; raises ValueError naming the known rule sets."""
+    if name not in _REGISTRY:
+        load_variants()
     try:
         factory = _REGISTRY[name]
     except KeyError:

@@ -147,6 +147,7 @@ def welsh_profile(preset: str = "welsh", **options: Any) -> Profile:
         automatic_doubles=0,
         moves_policy="legal",
         legal_results=legal_results_hook(welsh_opts),
+        play_notation=lambda before, after, dice: play_notation(before, after, dice, welsh_opts),
     )
     known = set(Profile.__dataclass_fields__)
     return replace(base, **{k: v for k, v in welsh_fields.items() if k in known})

@@ -446,6 +446,9 @@ def test_every_code_the_referee_can_raise_is_in_the_catalogue_and_docs():
     import re
     from pathlib import Path
 
+    from rules.referee.profiles import load_variants
+
+    load_variants()
     src = (Path(__file__).resolve().parents[2] / "rules" / "referee" / "machine.py").read_text()
     raised = set(re.findall(r'"([A-Z][A-Z_]+)"', src)) & set(CATALOGUE) | set(re.findall(r'_emit\("([A-Z_]+)"', src))
     assert raised <= set(CATALOGUE)
@@ -560,10 +563,17 @@ def test_every_alert_code_is_exercised_by_a_scenario():
     import re
     from pathlib import Path
 
+    from rules.referee.alerts import FAMILIES
+    from rules.referee.profiles import load_variants
+
+    load_variants()  # the same catalogue whatever ran before
     here = Path(__file__).resolve().parent
     text = "".join(p.read_text() for p in here.glob("test_*.py"))
-    missing = [code for code in CATALOGUE if not re.search(rf'"{code}"', text)]
-    # codes only the Welsh profile or the spoken-word stream can raise are named in their own tests
+    # every code of the tournament and money rule sets; the Welsh-only WEL_* codes are not raised by
+    # the standard turn machine yet (docs/welsh.md, "integration")
+    standard = [code for code, spec in CATALOGUE.items() if any(spec.applies(f) for f in FAMILIES)]
+    assert len(standard) >= 60
+    missing = [code for code in standard if not re.search(rf'"{code}"', text)]
     assert missing == []
 
 

@@ -69,6 +69,9 @@ def test_referee_judges_a_welsh_turn_with_the_welsh_engine_R15():
     ok.roll("dark", 3, 1)
     assert "ILLEGAL_MOVE" not in ok.codes()
     assert "END_OF_TURN" in ok.all_codes()
+    assert "NO_MOVE" not in ok.all_codes()
+    move = ok.last("MOVE")
+    assert move.details["play"] == "F6/N2(6+4)"  # the Welsh notation, from the profile's hook
     bad = Scenario(rules="welsh")
     bad.opening("light", 6, 4)
     bad.play("light", "13/9 13/7")  # standard, but Welsh men leave Far-Outer 6 only by crossing

@@ -12,7 +12,7 @@ The feature standardisation is part of the exported graph, so callers pass the r
 the *training* frames (whole frames held out, never the test set) so that at most 1% of valid dice
 fall below it, and stored in the model's metadata (``valid_threshold``). With ``--test`` the script
 prints the held-out figures of issue 5: invalid dice caught, valid dice called invalid, and the
-reasons' confusion matrix (rows truth, columns vision), and writes them next to the model as JSON.
+reasons' confusion matrix (rows truth, columns vision); ``--report FILE`` writes them as JSON.
 """
 
 from __future__ import annotations
@@ -173,13 +173,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--epochs", type=int, default=60)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--report", type=Path, default=None, help="write the held-out figures as JSON here")
     ap.add_argument("--peer", action="store_true", help="also train and evaluate the geometric cues alone (the peer)")
     ap.add_argument("--eval-only", action="store_true", help="evaluate the model at --out on --test without training")
     a = ap.parse_args(argv)
     if a.eval_only:
         if a.test is None:
             ap.error("--eval-only needs --test TEST.npz")
-        return evaluate_file(a.out, a.test, None)
+        return evaluate_file(a.out, a.test, None, a.report)
     import torch
     from torch import nn
 
@@ -254,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     export(model, a.out, threshold, info)
     print(f"wrote {a.out} (valid_threshold {threshold:.4f})")
     if a.test is not None:
-        evaluate_file(a.out, a.test, len(idx_tr))
+        evaluate_file(a.out, a.test, len(idx_tr), a.report)
         if a.peer:
             peer_features_only(data, f_all, tr, va, load(a.test), rng, a.epochs)
     return 0
@@ -296,8 +297,8 @@ def peer_features_only(data: dict[str, npt.NDArray[Any]], f_all: npt.NDArray[np.
           f"{rep['false_invalid_rate']:.3f}, reason accuracy {rep['reason_accuracy']:.3f} (threshold {threshold:.3f})")
 
 
-def evaluate_file(model: Path, test_path: Path, train_samples: int | None) -> int:
-    """Print issue 5's figures for ``model`` on a held-out dataset and write them to MODEL.eval.json."""
+def evaluate_file(model: Path, test_path: Path, train_samples: int | None, report: Path | None = None) -> int:
+    """Print issue 5's figures for ``model`` on a held-out dataset (and write them as JSON to ``report``)."""
     from vision.dice_validity import DieValidityClassifier
 
     test = load(test_path)
@@ -314,7 +315,8 @@ def evaluate_file(model: Path, test_path: Path, train_samples: int | None) -> in
     for t in (0.5, 0.8, 0.9):
         r = rep[f"at_threshold_{t}"]
         print(f"at threshold {t}: caught {r['catch_rate']:.3f}, valid called invalid {r['false_invalid_rate']:.3f}")
-    model.with_suffix(".eval.json").write_text(json.dumps(rep, indent=1) + "\n", encoding="utf-8")
+    if report is not None:
+        report.write_text(json.dumps(rep, indent=1) + "\n", encoding="utf-8")
     return 0
 
 

@@ -311,3 +311,18 @@ def test_outer_corners_of_eight_are_the_board_outline() -> None:
     assert outer_corners(eight).tolist() == [[1100, 650], [180, 650], [180, 80], [1100, 80]]
     with pytest.raises(VisionError, match="4 or 8"):
         outer_corners([[0, 0]] * 5)
+
+
+def test_validity_of_a_resting_die_is_fused_over_its_frames_and_reset_when_it_moves() -> None:
+    t = Tracker(TrackerConfig())
+    board = TableObservation.from_counts([0] * 24, [0] * 24)
+    states: list[dict[str, Any]] = []
+    for k in range(12):  # RG19 4.1.4.3 test 2: balanced on an edge; one frame reads it as flat
+        reason, valid_p = ("flat_board", 0.9) if k == 5 else ("cocked", 0.1)
+        die = DieObservation(np.eye(6)[4], (640.0, 360.0), half="right", valid_p=valid_p, reason=reason)
+        states += t.update(k, k / 10, dice=[die], board=board)
+    d = states[-1]["dice"][0]
+    assert d["state"] == "at_rest" and d["reason"] == "cocked" and d["valid"] is False and d["value"] == 5
+    moved = DieObservation(np.eye(6)[4], (700.0, 360.0), half="right", valid_p=0.95, reason="flat_board")
+    states += t.update(12, 1.2, dice=[moved])
+    assert states[-1]["dice"][0]["state"] == "rolling" and "reason" not in states[-1]["dice"][0]

@@ -2,6 +2,7 @@
 
     nice -n 15 python models/board_data.py build DATA_DIR... --out data-gen/board-train [--copies 2]
         [--exclude-styles walnut-wood,navy-leather] [--limit N]
+    nice -n 15 python models/board_data.py build-faces DATA_DIR... --out data-gen/board-train [--copies 4]
     nice -n 15 python models/board_data.py eval DATA_DIR... [--styles walnut-wood,navy-leather] [--json]
 
 ``build`` writes ``OUT-checkers.npz`` (per frame copy the 28 strips of ``vision.checkers`` and
@@ -36,7 +37,7 @@ if str(ROOT) not in sys.path:
 
 from calibration.profile import CalibrationProfile  # noqa: E402
 from vision.checkers import MAX_COUNT, N_STRIPS, STRIP_NAMES, cut_strips, strip_transforms  # noqa: E402
-from vision.cube import FACES, WINDOWS, cut_windows, window_transforms  # noqa: E402
+from vision.cube import FACES, WINDOWS, crop_face, cut_windows, local_point_width_px, window_transforms  # noqa: E402
 from vision.geometry import image_to_board  # noqa: E402
 
 JITTER_PX = 2.0
@@ -152,11 +153,51 @@ def build(args: argparse.Namespace) -> int:
     return 0
 
 
+def build_faces(args: argparse.Namespace) -> int:
+    """Face-reader crops (``vision.cube.crop_face``) around every visible cube, centre moved by a
+    little noise as the presence map's peak would place it."""
+    rng = np.random.default_rng(args.seed)
+    styles_out = set(args.exclude_styles.split(",")) if args.exclude_styles else None
+    crops, faces, frames = [], [], []
+    n = 0
+    for img_path, lab in label_files(args.dirs, exclude=styles_out, limit=args.limit):
+        cube = lab["table_state"].get("cube")
+        obj = next((o for o in lab["objects"] if o.get("kind") == "cube"), None)
+        if not cube or obj is None or not obj.get("fully_in_frame") or float(obj.get("visible_frac", 0)) < 0.3:
+            continue
+        if int(cube["value"]) not in FACES:
+            continue
+        raw = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+        if raw is None:
+            continue
+        image = np.asarray(raw, dtype=np.uint8)
+        for copy in range(args.copies):
+            prof = profile_for(lab, rng if copy > 0 else None)
+            cx, cy = (float(v) for v in obj["center_px"])
+            if copy > 0:
+                pw = local_point_width_px(prof, (cx, cy))
+                cx, cy = cx + rng.normal(0, 0.08 * pw), cy + rng.normal(0, 0.08 * pw)
+            crops.append(crop_face(image, prof, (cx, cy)))
+            faces.append(FACES.index(int(cube["value"])))
+            frames.append(n)
+        n += 1
+    if n == 0:
+        print("no visible cubes found in " + ", ".join(map(str, args.dirs)), file=sys.stderr)
+        return 2
+    np.savez(str(args.out) + "-cubeface.npz", crops=np.stack(crops), face=np.array(faces), frame=np.array(frames))
+    print(f"{n} frames with a visible cube x {args.copies} copies -> {args.out}-cubeface.npz")
+    return 0
+
+
 def evaluate(args: argparse.Namespace) -> int:
     from vision.board_reader import BoardReader
 
     styles = set(args.styles.split(",")) if args.styles else None
-    reader = BoardReader(checker_model=args.checker_model, cube_model=args.cube_model)
+    from vision.cube import DEFAULT_FACE_MODEL
+
+    face_model = None if args.no_face_model else (args.cube_face_model or DEFAULT_FACE_MODEL)
+    reader = BoardReader(checker_model=args.checker_model, cube_model=args.cube_model,
+                         flip_average=not args.no_flip, cube_face_model=face_model)
     n = 0
     point_wrong = 0
     colour_wrong = 0
@@ -168,6 +209,7 @@ def evaluate(args: argparse.Namespace) -> int:
     zone_confusion: dict[str, dict[str, int]] = {}
     err_by_true: dict[int, list[int]] = {}
     times = []
+    no_hands = [0, 0, 0]  # frames, points wrong, boards right
     for img_path, lab in label_files(args.dirs, styles=styles, limit=args.limit):
         raw = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
         if raw is None:
@@ -192,6 +234,10 @@ def evaluate(args: argparse.Namespace) -> int:
         bar_wrong += int(not bar_ok)
         off_wrong += int(not off_ok)
         boards_right += int((not pts_bad.any()) and bar_ok and off_ok)
+        if not lab.get("look", {}).get("hands"):
+            no_hands[0] += 1
+            no_hands[1] += int(pts_bad.sum())
+            no_hands[2] += int((not pts_bad.any()) and bar_ok and off_ok)
         for t, p in zip(truth[:24].ravel(), pred[:24].ravel(), strict=True):
             err_by_true.setdefault(int(t), [0, 0])
             err_by_true[int(t)][0] += 1
@@ -222,6 +268,9 @@ def evaluate(args: argparse.Namespace) -> int:
         "bar_wrong_rate": bar_wrong / n,
         "off_wrong_rate": off_wrong / n,
         "boards_exactly_right": boards_right / n,
+        "frames_without_hands": no_hands[0],
+        "point_error_rate_without_hands": no_hands[1] / max(1, 24 * no_hands[0]),
+        "boards_exactly_right_without_hands": no_hands[2] / max(1, no_hands[0]),
         "cube_zone_right": cube_zone_right / n,
         "cube_value_right_when_present": cube_value_present_right / max(cube_present, 1),
         "cube_value_and_zone_right": cube_both / n,
@@ -247,15 +296,27 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--exclude-styles", default="")
     b.add_argument("--limit", type=int)
     b.add_argument("--seed", type=int, default=0)
+    f = sub.add_parser("build-faces", help="cube face crops from labelled frames")
+    f.add_argument("dirs", nargs="+", type=Path)
+    f.add_argument("--out", required=True)
+    f.add_argument("--copies", type=int, default=4)
+    f.add_argument("--exclude-styles", default="")
+    f.add_argument("--limit", type=int)
+    f.add_argument("--seed", type=int, default=0)
     e = sub.add_parser("eval", help="the board reader's figures on held-out frames")
     e.add_argument("dirs", nargs="+", type=Path)
     e.add_argument("--styles", default="")
     e.add_argument("--limit", type=int)
     e.add_argument("--checker-model", type=Path)
     e.add_argument("--cube-model", type=Path)
+    e.add_argument("--cube-face-model", type=Path, help="default models/cube_face.onnx")
+    e.add_argument("--no-face-model", action="store_true", help="read the face from the window model's maps")
     e.add_argument("--json", action="store_true")
+    e.add_argument("--no-flip", action="store_true", help="checker strips once, not also mirrored")
     args = ap.parse_args(argv)
-    return build(args) if args.cmd == "build" else evaluate(args)
+    if args.cmd == "build":
+        return build(args)
+    return build_faces(args) if args.cmd == "build-faces" else evaluate(args)
 
 
 if __name__ == "__main__":

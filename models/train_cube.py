@@ -2,6 +2,8 @@
 
     nice -n 15 python models/board_data.py build data-gen/board-train --out data-gen/board-train
     nice -n 15 python models/train_cube.py data-gen/board-train-cube.npz [--epochs 8] [--threads 1]
+    nice -n 15 python models/board_data.py build-faces data-gen/board-train --out data-gen/board-train
+    nice -n 15 python models/train_cube.py --faces data-gen/board-train-cubeface.npz [--epochs 30]
 
 Input: ``*-cube.npz`` files from ``models/board_data.py build`` (the windows of ``vision.cube``).
 The network is fully convolutional (any window size): a presence map and six face maps at 1/8 of
@@ -55,9 +57,103 @@ def build_model() -> Any:
     return CubeNet()
 
 
+def add_map_output(path: Path) -> None:
+    """Expose the head's maps (N x 7 x h x w: presence, then the faces) as a third output "maps",
+    so the reader can find where the cube is and read its face from a crop there."""
+    import onnx
+
+    model = onnx.load(str(path))
+    if any(o.name == "maps" for o in model.graph.output):
+        return
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    head = convs[-1]
+    model.graph.node.append(onnx.helper.make_node("Identity", [head.output[0]], ["maps"]))
+    model.graph.output.append(onnx.helper.make_tensor_value_info("maps", onnx.TensorProto.FLOAT,
+                                                                 ["n", 1 + len(FACES), "h", "w"]))
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+
+
+def build_face_model() -> Any:
+    from torch import nn
+
+    def block(i: int, o: int) -> nn.Sequential:
+        return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    return nn.Sequential(block(3, 16), nn.MaxPool2d(2), block(16, 32), nn.MaxPool2d(2), block(32, 64),
+                         nn.MaxPool2d(2), block(64, 64), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2),
+                         nn.Linear(64, len(FACES)))
+
+
+def train_faces(args: argparse.Namespace) -> int:
+    """The face reader on crops around the cube (``*-cubeface.npz`` from ``board_data.py build-faces``)."""
+    import torch
+    from torch import nn
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    t_start = time.time()
+    crops_l, face_l, frame_l = [], [], []
+    offset = 0
+    for p in args.data:
+        d = np.load(p)
+        crops_l.append(d["crops"])
+        face_l.append(d["face"])
+        frame_l.append(d["frame"] + offset)
+        offset = int(frame_l[-1].max()) + 1
+    crops = np.concatenate(crops_l)
+    face = np.concatenate(face_l).astype(np.int64)
+    frame = np.concatenate(frame_l)
+    x_all = torch.from_numpy(to_tensor(crops))
+    n_frames = int(frame.max()) + 1
+    val_frames = set(rng.choice(n_frames, max(1, n_frames // 10), replace=False).tolist())
+    is_val = np.array([f in val_frames for f in frame])
+    tr, va = np.flatnonzero(~is_val), np.flatnonzero(is_val)
+    print(f"{len(crops)} crops ({n_frames} frames), {len(tr)} training, {len(va)} validation", file=sys.stderr)
+    model = build_face_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    steps = args.epochs * int(np.ceil(len(tr) / 64))
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=max(steps, 1))
+    ce = nn.CrossEntropyLoss()
+    best: tuple[float, dict[str, Any] | None] = (-1.0, None)
+    history = []
+    for epoch in range(args.epochs):
+        model.train()
+        perm = rng.permutation(tr)
+        for i in range(0, len(perm), 64):
+            idx = perm[i:i + 64]
+            xb = torch.rot90(x_all[idx], int(rng.integers(4)), dims=(2, 3))
+            xb = xb * torch.from_numpy(rng.normal(1.0, 0.1, (len(idx), 3, 1, 1)).astype(np.float32))
+            loss = ce(model(xb), torch.from_numpy(face[idx]))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+        model.eval()
+        with torch.no_grad():
+            acc = float((model(x_all[va]).argmax(1).numpy() == face[va]).mean()) if len(va) else 0.0
+        history.append({"epoch": epoch + 1, "val_face": acc})
+        print(f"epoch {epoch + 1}: validation face {acc:.4f}", file=sys.stderr)
+        if acc >= best[0]:
+            best = (acc, {k: v.detach().clone() for k, v in model.state_dict().items()})
+    assert best[1] is not None
+    model.load_state_dict(best[1])
+    model.eval()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(model, (x_all[:2],), str(args.out), input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    report = {"crops": len(crops), "frames": n_frames, "best_val_face": best[0], "history": history,
+              "onnx_bytes": args.out.stat().st_size, "parameters": int(sum(p.numel() for p in model.parameters())),
+              "minutes": round((time.time() - t_start) / 60, 1), "data": [str(p) for p in args.data]}
+    args.out.with_suffix(".train.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps({k: v for k, v in report.items() if k != "history"}))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("data", nargs="+", type=Path, help="*-cube.npz from models/board_data.py build")
+    ap.add_argument("data", nargs="*", type=Path, help="*-cube.npz from models/board_data.py build")
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "cube_reader.onnx")
     ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--batch", type=int, default=24)
@@ -66,7 +162,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--negative-share", type=float, default=0.35, help="share of empty wide windows used per epoch")
     ap.add_argument("--minutes", type=float, default=0.0, help="stop after this many minutes (0: no limit)")
+    ap.add_argument("--faces", action="store_true",
+                    help="train the face reader on *-cubeface.npz crops (default --out models/cube_face.onnx)")
+    ap.add_argument("--add-map-output", action="store_true", help="only add the 'maps' output to --out")
     args = ap.parse_args(argv)
+    if args.add_map_output:
+        add_map_output(args.out)
+        return 0
+    if args.faces:
+        if args.out == ROOT / "models" / "cube_reader.onnx":
+            args.out = ROOT / "models" / "cube_face.onnx"
+        return train_faces(args)
 
     import torch
     from torch import nn
@@ -185,12 +291,13 @@ def main(argv: list[str] | None = None) -> int:
                       output_names=["presence", "face"],
                       dynamic_axes={"windows": {0: "n", 2: "h", 3: "w"}, "presence": {0: "n"}, "face": {0: "n"}},
                       opset_version=17, dynamo=False)
+    add_map_output(args.out)
     import onnxruntime as ort
 
     sess = ort.InferenceSession(str(args.out), providers=["CPUExecutionProvider"])
     probe = to_tensor(centre[:2])
     assert probe.shape[2:] == (CENTRE_H, CENTRE_W)
-    po, fo = sess.run(None, {"windows": probe})
+    po, fo, _ = sess.run(None, {"windows": probe})
     with torch.no_grad():
         pt, ft = model(torch.from_numpy(probe))
     diff = float(max(np.abs(po - pt.numpy()).max(), np.abs(fo - ft.numpy()).max()))

@@ -95,16 +95,19 @@ class BoardReader:
     """Checker counter plus cube reader for frames of a calibrated camera.
 
     Missing or unreadable models raise :class:`vision.errors.ModelMissingError`, whose message
-    says how to rebuild them. ``cube_model=False`` reads the checkers only.
+    says how to rebuild them. ``cube_model=False`` reads the checkers only; ``cube_face_model=None``
+    reads the face from the window model's own face maps.
     """
 
     def __init__(self, checker_model: str | Path | None = None, cube_model: str | Path | bool | None = None,
-                 threads: int = 1) -> None:
-        self.checkers = checkers.CheckerCounter(checker_model or checkers.DEFAULT_MODEL, threads=threads)
+                 threads: int = 1, flip_average: bool = True,
+                 cube_face_model: str | Path | None = cube.DEFAULT_FACE_MODEL) -> None:
+        self.checkers = checkers.CheckerCounter(checker_model or checkers.DEFAULT_MODEL, threads=threads,
+                                                flip_average=flip_average)
         self.cube: cube.CubeReader | None = None
         if cube_model is not False:
             path = cube.DEFAULT_MODEL if cube_model in (None, True) else Path(str(cube_model))
-            self.cube = cube.CubeReader(path, threads=threads)
+            self.cube = cube.CubeReader(path, threads=threads, face_model=cube_face_model)
         self._cache_key: tuple[Any, ...] | None = None
         self._strip_tf: list[F64] = []
         self._window_tf: dict[str, F64] = {}
@@ -142,7 +145,7 @@ class BoardReader:
         cube_obs = None
         windows = None
         if self.cube is not None:
-            windows = self.cube.read_windows(cube.cut_windows(arr, window_tf))
+            windows = self.cube.read_full(arr, profile, window_tf)
             cube_obs = windows.observation()
         assert point_p.shape == (24, 2, COUNTS)
         return BoardReading(point_p, bar_p, off_p, cube_obs, counts, windows)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -37,8 +38,16 @@ WINDOW_ZONE = {"centre": "centre", "near": "near", "far": "far", "board-right": 
 FACES = (2, 4, 8, 16, 32, 64)
 """Faces the model reads (the face showing; 64 in the centre means the cube is at 1)."""
 
+FACE_CROP = 40
+"""Side of the face reader's square crop (pixels)."""
+FACE_CROP_POINTS = 1.0
+"""The face crop spans this many point widths of the board around the cube's centre."""
+MAP_STRIDE = 8
+"""Window pixels per presence-map cell."""
+
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS_DIR / "cube_reader.onnx"
+DEFAULT_FACE_MODEL = MODELS_DIR / "cube_face.onnx"
 REBUILD_HINT = ("rebuild it with: pip install -e '.[train]' && python models/board_data.py cube "
                 "DATA_DIR... && python models/train_cube.py (see models/cube.md)")
 
@@ -97,6 +106,32 @@ def cut_windows(image: U8, transforms: dict[str, F64]) -> dict[str, U8]:
     return out
 
 
+def local_point_width_px(profile: CalibrationProfile, centre_px: tuple[float, float]) -> float:
+    """How many image pixels one point width of the board spans around an image position."""
+    from vision.geometry import image_to_board
+
+    xy = image_to_board(profile, [centre_px])[0]
+    pw = profile.dims.point_width
+    h = profile.homographies["right" if xy[0] >= 0 else "left"]
+    pts = cv2.perspectiveTransform(np.array([[[xy[0] - pw / 2, xy[1]]], [[xy[0] + pw / 2, xy[1]]],
+                                             [[xy[0], xy[1] - pw / 2]], [[xy[0], xy[1] + pw / 2]]]), h)
+    pts = pts.reshape(4, 2)
+    return max(float(np.linalg.norm(pts[1] - pts[0])), float(np.linalg.norm(pts[3] - pts[2])), 1.0)
+
+
+def crop_face(image: U8, profile: CalibrationProfile, centre_px: tuple[float, float]) -> U8:
+    """A FACE_CROP square of the frame around the cube's image centre, FACE_CROP_POINTS point
+    widths across (the same crop for training, from the label's centre, and for reading, from
+    the presence map's peak)."""
+    side = FACE_CROP_POINTS * local_point_width_px(profile, centre_px)
+    scale = FACE_CROP / side
+    cx, cy = centre_px
+    m = np.array([[scale, 0.0, FACE_CROP / 2 - scale * cx], [0.0, scale, FACE_CROP / 2 - scale * cy]])
+    interp = cv2.INTER_AREA if scale < 1.0 else cv2.INTER_LINEAR
+    return np.asarray(cv2.warpAffine(image, m, (FACE_CROP, FACE_CROP), flags=interp,
+                                     borderMode=cv2.BORDER_REPLICATE), dtype=np.uint8)
+
+
 def to_tensor(windows: U8) -> F32:
     """``N x 3 x H x W`` float32: RGB standardised per window and channel."""
     x = windows[..., ::-1].astype(np.float32) / 255.0
@@ -136,45 +171,81 @@ def cube_observation(presence: dict[str, float], faces: dict[str, npt.NDArray[np
 class CubeWindows:
     presence: dict[str, float]
     faces: dict[str, npt.NDArray[np.float64]]
+    peaks: dict[str, tuple[float, float]] | None = None
+    """Per window, where its presence map peaks (window pixels), when the model gives the map."""
 
     def observation(self) -> CubeObservation:
         return cube_observation(self.presence, self.faces)
 
 
+def _session(path: Path, threads: int, what: str) -> Any:
+    import onnxruntime as ort
+
+    if not path.is_file():
+        raise ModelMissingError(f"{what} {path} is missing; {REBUILD_HINT}")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own exception types
+        raise ModelMissingError(f"{what} {path} cannot be loaded ({exc}); {REBUILD_HINT}") from exc
+
+
+def _softmax(z: F32) -> npt.NDArray[np.float64]:
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return np.asarray(e / e.sum(axis=-1, keepdims=True), dtype=np.float64)
+
+
 class CubeReader:
-    """The cube model (ONNX Runtime, CPU): presence per window and the face showing."""
+    """The cube models (ONNX Runtime, CPU): presence per window, and the face showing, read by the
+    face model from a crop around the presence map's peak (``face_model=None``: from the window
+    model's own face maps)."""
 
-    def __init__(self, model_path: str | Path = DEFAULT_MODEL, threads: int = 1) -> None:
-        import onnxruntime as ort
-
-        path = Path(model_path)
-        if not path.is_file():
-            raise ModelMissingError(f"cube model {path} is missing; {REBUILD_HINT}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        try:
-            self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own exception types
-            raise ModelMissingError(f"cube model {path} cannot be loaded ({exc}); {REBUILD_HINT}") from exc
-        self.model_path = path
+    def __init__(self, model_path: str | Path = DEFAULT_MODEL, threads: int = 1,
+                 face_model: str | Path | None = DEFAULT_FACE_MODEL) -> None:
+        self._session: Any = _session(Path(model_path), threads, "cube model")
+        self._face: Any = None if face_model is None else _session(Path(face_model), threads, "cube face model")
+        self._has_map = len(self._session.get_outputs()) >= 3
+        self.model_path = Path(model_path)
 
     def read_windows(self, windows: dict[str, U8]) -> CubeWindows:
         presence: dict[str, float] = {}
         faces: dict[str, npt.NDArray[np.float64]] = {}
+        peaks: dict[str, tuple[float, float]] = {}
         wide = [n for n in WINDOWS if n != "centre"]
         for group in (["centre"], wide):
             batch = np.stack([windows[n] for n in group])
-            pres, face = self._session.run(None, {"windows": to_tensor(batch)})
-            pr = sigmoid(np.asarray(pres, dtype=np.float32).reshape(-1))
-            fz = np.asarray(face, dtype=np.float32)
-            fz = np.exp(fz - fz.max(axis=1, keepdims=True))
-            fz = fz / fz.sum(axis=1, keepdims=True)
+            out = self._session.run(None, {"windows": to_tensor(batch)})
+            pr = sigmoid(np.asarray(out[0], dtype=np.float32).reshape(-1))
+            fz = _softmax(np.asarray(out[1], dtype=np.float32))
             for i, n in enumerate(group):
                 presence[n] = float(pr[i])
-                faces[n] = fz[i].astype(np.float64)
-        return CubeWindows(presence, faces)
+                faces[n] = fz[i]
+                if self._has_map:
+                    pmap = np.asarray(out[2], dtype=np.float32)[i, 0]
+                    r, c = np.unravel_index(int(np.argmax(pmap)), pmap.shape)
+                    peaks[n] = ((c + 0.5) * MAP_STRIDE, (r + 0.5) * MAP_STRIDE)
+        return CubeWindows(presence, faces, peaks if self._has_map else None)
 
-    def read(self, image: U8, profile: CalibrationProfile) -> CubeObservation:
+    def read(self, image: U8, profile: CalibrationProfile, transforms: dict[str, F64] | None = None) -> CubeObservation:
         """The cube's zone and value probabilities in a frame seen through ``profile``."""
-        return self.read_windows(cut_windows(image, window_transforms(profile))).observation()
+        tf = transforms if transforms is not None else window_transforms(profile)
+        return self.read_full(image, profile, tf).observation()
+
+    def read_full(self, image: U8, profile: CalibrationProfile, transforms: dict[str, F64]) -> CubeWindows:
+        """Windows, presence, and the face of the likeliest window read by the face model."""
+        res = self.read_windows(cut_windows(image, transforms))
+        if self._face is None or res.peaks is None:
+            return res
+        best = max(WINDOWS, key=lambda n: res.presence[n])
+        u, v = res.peaks[best]
+        centre = cv2.perspectiveTransform(np.array([[[u, v]]], dtype=np.float64), transforms[best]).reshape(2)
+        h, w = image.shape[:2]
+        if not (0 <= centre[0] < w and 0 <= centre[1] < h):
+            return res
+        crop = crop_face(image, profile, (float(centre[0]), float(centre[1])))
+        (logits,) = self._face.run(None, {"crops": to_tensor(crop[None])})
+        faces = dict(res.faces)
+        faces[best] = _softmax(np.asarray(logits, dtype=np.float32))[0]
+        return CubeWindows(res.presence, faces, res.peaks)

@@ -92,3 +92,29 @@ def test_a_corrupt_model_says_how_to_rebuild_it(tmp_path: Path) -> None:
     bad.write_bytes(b"\x00garbage")
     with pytest.raises(ModelMissingError, match=r"cannot be loaded.*train_cube\.py"):
         CubeReader(bad)
+
+
+def test_a_missing_face_model_says_how_to_rebuild_it(tmp_path: Path) -> None:
+    from vision.cube import DEFAULT_MODEL
+
+    if not DEFAULT_MODEL.is_file():
+        pytest.skip(f"{DEFAULT_MODEL} not built yet")
+    with pytest.raises(ModelMissingError, match=r"cube face model .*train_cube\.py"):
+        CubeReader(DEFAULT_MODEL, face_model=tmp_path / "nope.onnx")
+
+
+def test_the_face_crop_is_one_point_width_around_the_centre(board_view) -> None:
+    from vision.cube import FACE_CROP, crop_face, local_point_width_px
+
+    prof = _profile(board_view)
+    img = np.zeros((720, 1280, 3), np.uint8)
+    c = board_to_image(board_view.h, [[10.0, 0.0]])[0]
+    pw_px = local_point_width_px(prof, (float(c[0]), float(c[1])))
+    # a square a quarter point width across, at the centre
+    r = int(round(pw_px / 8))
+    img[int(c[1]) - r:int(c[1]) + r, int(c[0]) - r:int(c[0]) + r] = 255
+    crop = crop_face(img, prof, (float(c[0]), float(c[1])))
+    assert crop.shape == (FACE_CROP, FACE_CROP, 3)
+    rows, cols = np.nonzero(crop[..., 0] > 128)
+    assert abs(cols.mean() - FACE_CROP / 2) < 1.5 and abs(rows.mean() - FACE_CROP / 2) < 1.5
+    assert abs((cols.max() - cols.min() + 1) - FACE_CROP / 4) <= 2

@@ -15,6 +15,7 @@ Figures (median and 90th percentile wall clock, and median CPU time, over the bu
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -22,6 +23,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -56,10 +58,14 @@ def main(argv: list[str] | None = None) -> int:
     from vision.dice import DieReader
     from vision.errors import ModelMissingError
 
-    frames = []
+    frames: list[tuple[Any, CalibrationProfile, list[list[float]]]] = []
     for js in sorted(SAMPLE.glob("*.json")):
         lab = json.loads(js.read_text(encoding="utf-8"))
-        img = cv2.imread(str(js.with_suffix(".jpg")), cv2.IMREAD_COLOR)
+        raw = cv2.imread(str(js.with_suffix(".jpg")), cv2.IMREAD_COLOR)
+        if raw is None:
+            print(f"{js.with_suffix('.jpg')}: not readable")
+            return 1
+        img = np.asarray(raw, dtype=np.uint8)
         prof = CalibrationProfile.from_corners(lab["board"]["corners8_px"], (img.shape[1], img.shape[0]))
         boxes = [o["box_xyxy"] for o in lab["objects"] if o["kind"] == "die" and o.get("box_xyxy")]
         frames.append((img, prof, boxes))
@@ -73,12 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     except ModelMissingError as exc:
         print(f"board reader: {exc}")
         return 1
-    for path in (checkers.DEFAULT_MODEL, cube.DEFAULT_MODEL):
+    for path in (checkers.DEFAULT_MODEL, cube.DEFAULT_MODEL, cube.DEFAULT_FACE_MODEL):
         print(f"model {path.name}: {path.stat().st_size / 1024:.0f} KB")
 
-    def per_frame(fn: Callable[[np.ndarray, CalibrationProfile, list[list[float]]], object]
-                  ) -> tuple[float, float, float]:
-        res = [timed(lambda f=f: fn(*f), args.repeat) for f in frames]
+    def per_frame(fn: Callable[..., Any]) -> tuple[float, float, float]:
+        res = [timed(functools.partial(fn, *f), args.repeat) for f in frames]
         return statistics.median(r[0] for r in res), max(r[1] for r in res), statistics.median(r[2] for r in res)
 
     rows: list[tuple[str, tuple[float, float, float]]] = []
@@ -91,10 +96,12 @@ def main(argv: list[str] | None = None) -> int:
     strips0 = checkers.cut_strips(frames[0][0], st[0])
     wins0 = cube.cut_windows(frames[0][0], wt[0])
     for t, r in readers.items():
-        rows.append((f"checker model, {t} thread(s)", timed(lambda r=r: r.checkers.count_strips(strips0), args.repeat)))
+        rows.append((f"checker model, {t} thread(s)", timed(functools.partial(r.checkers.count_strips, strips0),
+                                                               args.repeat)))
         assert r.cube is not None
-        rows.append((f"cube model, {t} thread(s)", timed(lambda r=r: r.cube.read_windows(wins0), args.repeat)))
-        rows.append((f"BoardReader.read, {t} thread(s)", per_frame(lambda i, p, b, r=r: r.read(i, p))))
+        rows.append((f"cube window model, {t} thread(s)", timed(functools.partial(r.cube.read_windows, wins0),
+                                                                args.repeat)))
+        rows.append((f"BoardReader.read, {t} thread(s)", per_frame(lambda i, p, b, reader=r: reader.read(i, p))))
     rows.append(("die reader, the frame's dice (1 thread)", per_frame(lambda i, p, b: die.read(i, b))))
     print(f"{'':44s}{'median':>9s}{'p90':>9s}{'CPU':>9s}")
     for name, (med, p90, cpu) in rows:

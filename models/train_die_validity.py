@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from vision.dice_validity import CROP_SIZE, N_FEATURES, POSE_CLASSES, crops_to_tensor, decide  # noqa: E402
+from vision.dice_validity import CROP_CONTEXT, CROP_SIZE, N_FEATURES, POSE_CLASSES, crops_to_tensor, decide  # noqa: E402
 from vision.observation import DIE_REASONS  # noqa: E402
 
 VALID_IDX = (POSE_CLASSES.index("flat_board"), POSE_CLASSES.index("on_checker"))
@@ -251,7 +251,8 @@ def main(argv: list[str] | None = None) -> int:
     threshold = 0.5
     if va.any():
         threshold = choose_threshold(predict(model, x_all[va], f_all[va]), data["y"][va])
-    info = {"train_samples": str(len(idx_tr)), "train_file": a.train.name}
+    info = {"train_samples": str(len(idx_tr)), "train_file": a.train.name,
+            "crop_context": f"{float(data['context']) if 'context' in data else CROP_CONTEXT:.3f}"}
     export(model, a.out, threshold, info)
     print(f"wrote {a.out} (valid_threshold {threshold:.4f})")
     if a.test is not None:

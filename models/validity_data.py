@@ -39,7 +39,7 @@ if str(ROOT) not in sys.path:
 from calibration.board import BoardDimensions  # noqa: E402
 from calibration.intrinsics import Intrinsics  # noqa: E402
 from calibration.profile import CalibrationProfile, solve_pose  # noqa: E402
-from vision.dice_validity import POSE_CLASSES, checker_centres, context_crop, die_features  # noqa: E402
+from vision.dice_validity import CROP_CONTEXT, POSE_CLASSES, checker_centres, context_crop, die_features  # noqa: E402
 from vision.observation import DIE_REASONS  # noqa: E402
 
 CORNER_JITTER_PX = 1.5
@@ -123,7 +123,8 @@ def point_totals(lab: dict[str, Any]) -> list[int]:
     return [int(p["light"]) + int(p["dark"]) for p in pts]
 
 
-def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Generator) -> Iterator[dict[str, Any]]:
+def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Generator,
+            context: float = CROP_CONTEXT) -> Iterator[dict[str, Any]]:
     dice = [o for o in lab["objects"] if o.get("kind") == "die" and o.get("box_xyxy") is not None
             and float(o.get("visible_frac", 1.0)) >= MIN_VISIBLE]
     if not dice:
@@ -150,7 +151,7 @@ def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Gen
                 continue
             yield {
                 "aux": aux_targets(o, b),
-                "crop": context_crop(np.asarray(image, dtype=np.uint8), b),
+                "crop": context_crop(np.asarray(image, dtype=np.uint8), b, context),
                 "feat": die_features(profile, b, boxes, counts, die_cm * float(rng.uniform(0.97, 1.03)), centres),
                 "y": pose_target(o),
                 "reason": DIE_REASONS.index(str(o["reason"])),
@@ -163,13 +164,14 @@ def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Gen
             }
 
 
-def build(dirs: list[Path], out: Path, copies: int, styles: set[str] | None, exclude: set[str] | None, seed: int) -> int:
+def build(dirs: list[Path], out: Path, copies: int, styles: set[str] | None, exclude: set[str] | None, seed: int,
+          context: float = CROP_CONTEXT) -> int:
     rng = np.random.default_rng(seed)
     rows: list[dict[str, Any]] = []
     frames = 0
     for img, lab in label_files(dirs, styles, exclude):
         frames += 1
-        rows.extend(samples(img, lab, copies, rng))
+        rows.extend(samples(img, lab, copies, rng, context))
     if not rows:
         print(f"validity_data: no labelled dice found in {', '.join(map(str, dirs))}", file=sys.stderr)
         return 1
@@ -182,7 +184,7 @@ def build(dirs: list[Path], out: Path, copies: int, styles: set[str] | None, exc
     np.savez_compressed(tmp, crops=np.stack([r["crop"] for r in rows]), feats=np.stack([r["feat"] for r in rows]),
                         y=col("y", np.int64), reason=col("reason", np.int64), half=col("half", np.int64),
                         rolled=col("rolled", np.int64), style=col("style", str), frame=col("frame", str),
-                        copy=col("copy", np.int64), aux=np.asarray([r["aux"] for r in rows], dtype=np.float32))
+                        copy=col("copy", np.int64), context=np.float64(context), aux=np.asarray([r["aux"] for r in rows], dtype=np.float32))
     tmp.replace(out)
     reasons = np.bincount(col("reason", np.int64)[col("copy", np.int64) == 0], minlength=len(DIE_REASONS))
     print(f"{out}: {len(rows)} samples from {frames} frames ({copies} cop{'y' if copies == 1 else 'ies'}); "
@@ -198,11 +200,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--styles", default=None)
     ap.add_argument("--exclude-styles", default=None)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--context", type=float, default=CROP_CONTEXT, help="crop side / die box side")
     a = ap.parse_args(argv)
     styles = set(a.styles.split(",")) if a.styles else None
     exclude = set(a.exclude_styles.split(",")) if a.exclude_styles else None
     cv2.setNumThreads(1)
-    return build(a.dirs, a.out, a.copies, styles, exclude, a.seed)
+    return build(a.dirs, a.out, a.copies, styles, exclude, a.seed, a.context)
 
 
 if __name__ == "__main__":

@@ -259,12 +259,14 @@ def half_of(profile: CalibrationProfile, xy: tuple[float, float]) -> Literal["le
 
 
 # ------------------------------------------------------------------------------------------ crops
-def context_crop(image: U8, box_xyxy: Sequence[float]) -> U8:
-    """A ``CROP_SIZE`` square around the die, :data:`CROP_CONTEXT` times its box, border replicated."""
+def context_crop(image: U8, box_xyxy: Sequence[float], context: float = CROP_CONTEXT) -> U8:
+    """A ``CROP_SIZE`` square around the die, ``context`` times its box's longer side, border replicated."""
     x0, y0, x1, y1 = (float(v) for v in box_xyxy)
     if not (x1 > x0 and y1 > y0):
         raise VisionError(f"die box {list(box_xyxy)} is empty: need x1 > x0 and y1 > y0")
-    side = max(x1 - x0, y1 - y0) * CROP_CONTEXT
+    if not 1.0 <= context <= 8.0:
+        raise VisionError(f"crop context must be 1..8 times the die box, got {context}")
+    side = max(x1 - x0, y1 - y0) * context
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     scale = CROP_SIZE / side
     m = np.array([[scale, 0.0, CROP_SIZE / 2 - scale * cx], [0.0, scale, CROP_SIZE / 2 - scale * cy]])
@@ -363,10 +365,13 @@ class DieValidityClassifier:
             raise ModelMissingError(f"die validity model {path} has inputs {names}, expected ['crop', 'features']; {REBUILD_HINT}")
         meta = self._session.get_modelmeta().custom_metadata_map
         self.valid_threshold = float(valid_threshold if valid_threshold is not None else meta.get("valid_threshold", 0.5))
+        self.crop_context = float(meta.get("crop_context", CROP_CONTEXT))
+        """The crop context the model was trained with (model metadata; default :data:`CROP_CONTEXT`)."""
         self.model_path = path
 
     def predict(self, crops: Sequence[U8] | U8, features: F32) -> F32:
-        """``N x len(POSE_CLASSES)`` probabilities for crops cut with :func:`context_crop` and their features."""
+        """``N x len(POSE_CLASSES)`` probabilities for crops cut with :func:`context_crop` (with
+        :attr:`crop_context`) and their features."""
         feats = np.asarray(features, dtype=np.float32).reshape(-1, N_FEATURES)
         if len(feats) == 0:
             return np.zeros((0, len(POSE_CLASSES)), dtype=np.float32)
@@ -388,7 +393,7 @@ class DieValidityClassifier:
             return []
         centres = checker_centres(profile.dims, point_counts)
         feats = np.stack([die_features(profile, b, boxes_xyxy, point_counts, die_cm, centres) for b in boxes_xyxy])
-        crops = np.stack([context_crop(arr, b) for b in boxes_xyxy])
+        crops = np.stack([context_crop(arr, b, self.crop_context) for b in boxes_xyxy])
         probs = self.predict(crops, feats)
         out = []
         for b, p in zip(boxes_xyxy, probs, strict=True):

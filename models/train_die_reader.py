@@ -173,8 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--real", type=Path, default=DEFAULT_REAL, help="folder of real labelled dice photos")
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "die_reader.onnx")
     ap.add_argument("--synthetic-per-class", type=int, default=5000)
-    ap.add_argument("--synthetic-epochs", type=int, default=5)
-    ap.add_argument("--finetune-epochs", type=int, default=6)
+    ap.add_argument("--synthetic-epochs", type=int, default=3)
+    ap.add_argument("--finetune-epochs", type=int, default=12)
     ap.add_argument("--real-variants", type=int, default=12, help="crops per real training die")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--colour-pips", action="store_true",

@@ -126,6 +126,6 @@ def test_held_out_real_photos_keep_the_measured_accuracy(held_out_accuracy: floa
 
 
 @pytest.mark.xfail(reason="issue 5 target (95% on real dice) not reached yet: 93.5% held out; see models/die_reader.md",
-                   strict=False)
+                   strict=True)
 def test_held_out_real_photos_meet_the_issue_target(held_out_accuracy: float) -> None:
     assert held_out_accuracy >= 0.95

@@ -91,15 +91,19 @@ def test_the_true_board_scores_better_than_a_changed_one(readings) -> None:
 
 @needs_models
 def test_cube_zone_and_value(readings) -> None:
-    right = 0
+    # held out (models/cube.md) the face is right for 66% of the cubes present and the zone for
+    # 64% of frames, too often "absent" (the presence is under-confident); these thresholds are
+    # what the model achieves on four frames, not the target of issue 5
+    zone_right = value_right = present = 0
     for lab, reading, _ in readings:
         cube_t = lab["table_state"].get("cube")
-        zone = cube_t["zone"] if cube_t else "absent"
-        ok = reading.cube.zone == zone and (cube_t is None or reading.cube.value == cube_t["value"])
-        right += int(ok)
-    # held out, zone and value are both right in about 40% of frames and the zone alone in about
-    # 65% (models/cube.md): two of these four frames is what the model achieves, not the target
-    assert right >= 2, "cube zone and value right in fewer than 2 of the 4 sample frames"
+        zone_right += int(reading.cube.zone == (cube_t["zone"] if cube_t else "absent"))
+        if cube_t:
+            present += 1
+            value_right += int(reading.cube.value == cube_t["value"])
+    assert present == 3
+    assert value_right >= 2, f"cube face right for {value_right} of the 3 cubes"
+    assert zone_right >= 1, "cube zone right in none of the 4 sample frames"
 
 
 @needs_models

@@ -189,6 +189,40 @@ def build_faces(args: argparse.Namespace) -> int:
     return 0
 
 
+def calibrate_presence(args: argparse.Namespace) -> int:
+    """The presence bias (``vision.cube.PRESENCE_BIAS``) that reads the zone best on training frames."""
+    from vision.board_reader import BoardReader
+    from vision.cube import cube_observation
+
+    styles_out = set(args.exclude_styles.split(",")) if args.exclude_styles else None
+    reader = BoardReader(presence_bias=0.0)
+    assert reader.cube is not None
+    logits, faces, truth = [], [], []
+    for img_path, lab in label_files(args.dirs, exclude=styles_out, limit=args.limit):
+        raw = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+        if raw is None:
+            continue
+        prof = profile_for(lab)
+        res = reader.cube.read_full(np.asarray(raw, dtype=np.uint8), prof, window_transforms(prof))
+        p = np.clip(np.array([res.presence[n] for n in WINDOWS]), 1e-6, 1 - 1e-6)
+        logits.append(np.log(p / (1 - p)))
+        faces.append(res.faces)
+        cube = lab["table_state"].get("cube")
+        truth.append(str(cube["zone"]) if cube else "absent")
+    best = (-1.0, 0.0)
+    for bias in np.arange(-1.0, 3.01, 0.1):
+        right = 0
+        for lg, fc, tz in zip(logits, faces, truth, strict=True):
+            pres = {n: float(1 / (1 + np.exp(-(lg[i] + bias)))) for i, n in enumerate(WINDOWS)}
+            right += int(cube_observation(pres, fc).zone == tz)
+        acc = right / max(1, len(truth))
+        print(f"bias {bias:+.1f}: zone right {acc:.4f}")
+        if acc > best[0] + 1e-9:
+            best = (acc, float(bias))
+    print(f"best presence bias on {len(truth)} frames: {best[1]:+.1f} (zone right {best[0]:.4f})")
+    return 0
+
+
 def evaluate(args: argparse.Namespace) -> int:
     from vision.board_reader import BoardReader
 
@@ -303,6 +337,10 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--exclude-styles", default="")
     f.add_argument("--limit", type=int)
     f.add_argument("--seed", type=int, default=0)
+    c = sub.add_parser("calibrate-presence", help="choose vision.cube.PRESENCE_BIAS on training frames")
+    c.add_argument("dirs", nargs="+", type=Path)
+    c.add_argument("--exclude-styles", default="walnut-wood,navy-leather")
+    c.add_argument("--limit", type=int, default=200)
     e = sub.add_parser("eval", help="the board reader's figures on held-out frames")
     e.add_argument("dirs", nargs="+", type=Path)
     e.add_argument("--styles", default="")
@@ -316,6 +354,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "build":
         return build(args)
+    if args.cmd == "calibrate-presence":
+        return calibrate_presence(args)
     return build_faces(args) if args.cmd == "build-faces" else evaluate(args)
 
 

@@ -101,13 +101,14 @@ class BoardReader:
 
     def __init__(self, checker_model: str | Path | None = None, cube_model: str | Path | bool | None = None,
                  threads: int = 1, flip_average: bool = True,
-                 cube_face_model: str | Path | None = cube.DEFAULT_FACE_MODEL) -> None:
+                 cube_face_model: str | Path | None = cube.DEFAULT_FACE_MODEL,
+                 presence_bias: float = cube.PRESENCE_BIAS) -> None:
         self.checkers = checkers.CheckerCounter(checker_model or checkers.DEFAULT_MODEL, threads=threads,
                                                 flip_average=flip_average)
         self.cube: cube.CubeReader | None = None
         if cube_model is not False:
             path = cube.DEFAULT_MODEL if cube_model in (None, True) else Path(str(cube_model))
-            self.cube = cube.CubeReader(path, threads=threads, face_model=cube_face_model)
+            self.cube = cube.CubeReader(path, threads=threads, face_model=cube_face_model, presence_bias=presence_bias)
         self._cache_key: tuple[Any, ...] | None = None
         self._strip_tf: list[F64] = []
         self._window_tf: dict[str, F64] = {}

@@ -44,6 +44,9 @@ FACE_CROP_POINTS = 1.0
 """The face crop spans this many point widths of the board around the cube's centre."""
 MAP_STRIDE = 8
 """Window pixels per presence-map cell."""
+PRESENCE_BIAS = 1.3
+"""Added to the window model's presence logits before the sigmoid (the model is under-confident);
+chosen on training frames with ``python models/board_data.py calibrate-presence``."""
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS_DIR / "cube_reader.onnx"
@@ -203,7 +206,8 @@ class CubeReader:
     model's own face maps)."""
 
     def __init__(self, model_path: str | Path = DEFAULT_MODEL, threads: int = 1,
-                 face_model: str | Path | None = DEFAULT_FACE_MODEL) -> None:
+                 face_model: str | Path | None = DEFAULT_FACE_MODEL, presence_bias: float = PRESENCE_BIAS) -> None:
+        self.presence_bias = presence_bias
         self._session: Any = _session(Path(model_path), threads, "cube model")
         self._face: Any = None if face_model is None else _session(Path(face_model), threads, "cube face model")
         self._has_map = len(self._session.get_outputs()) >= 3
@@ -217,7 +221,7 @@ class CubeReader:
         for group in (["centre"], wide):
             batch = np.stack([windows[n] for n in group])
             out = self._session.run(None, {"windows": to_tensor(batch)})
-            pr = sigmoid(np.asarray(out[0], dtype=np.float32).reshape(-1))
+            pr = sigmoid(np.asarray(out[0], dtype=np.float32).reshape(-1) + np.float32(self.presence_bias))
             fz = _softmax(np.asarray(out[1], dtype=np.float32))
             for i, n in enumerate(group):
                 presence[n] = float(pr[i])

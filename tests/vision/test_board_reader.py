@@ -91,9 +91,9 @@ def test_the_true_board_scores_better_than_a_changed_one(readings) -> None:
 
 @needs_models
 def test_cube_zone_and_value(readings) -> None:
-    # held out (models/cube.md) the face is right for 66% of the cubes present and the zone for
-    # 64% of frames, too often "absent" (the presence is under-confident); these thresholds are
-    # what the model achieves on four frames, not the target of issue 5
+    # held out (models/cube.md) the face is right for 67% of the cubes present and the zone for
+    # 77% of frames; these thresholds are what the model achieves on four frames, not the target
+    # of issue 5
     zone_right = value_right = present = 0
     for lab, reading, _ in readings:
         cube_t = lab["table_state"].get("cube")

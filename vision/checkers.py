@@ -30,8 +30,8 @@ import numpy.typing as npt
 
 from calibration.board import F64
 from calibration.profile import CalibrationProfile
-from vision.errors import ModelMissingError
 from vision.geometry import point_centre_x, point_side
+from vision.onnx import load_session
 
 STRIP_W = 32
 """Width of a strip (pixels): two point widths."""
@@ -202,19 +202,9 @@ class CheckerCounter:
     def __init__(self, model_path: str | Path = DEFAULT_MODEL, threads: int = 1, flip_average: bool = True) -> None:
         """``flip_average``: also classify every strip mirrored left-right (it holds the same
         checkers) and average the two distributions (twice the model time, fewer errors)."""
-        import onnxruntime as ort
-
         path = Path(model_path)
         self.flip_average = flip_average
-        if not path.is_file():
-            raise ModelMissingError(f"checker model {path} is missing; {REBUILD_HINT}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        try:
-            self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own exception types
-            raise ModelMissingError(f"checker model {path} cannot be loaded ({exc}); {REBUILD_HINT}") from exc
+        self._session = load_session(path, what="checker model", rebuild_hint=REBUILD_HINT, threads=threads)
         self.model_path = path
         self._kinds = kinds_onehot()
 

@@ -24,8 +24,8 @@ import numpy.typing as npt
 from calibration.board import F64, homography_for
 from calibration.profile import CalibrationProfile
 from vision.checkers import region_homographies
-from vision.errors import ModelMissingError
 from vision.observation import CUBE_FACES, CUBE_ZONES, CubeObservation
+from vision.onnx import load_session
 
 PX_PER_POINT = 56.0
 """Window resolution: pixels per point width."""
@@ -181,20 +181,6 @@ class CubeWindows:
         return cube_observation(self.presence, self.faces)
 
 
-def _session(path: Path, threads: int, what: str) -> Any:
-    import onnxruntime as ort
-
-    if not path.is_file():
-        raise ModelMissingError(f"{what} {path} is missing; {REBUILD_HINT}")
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    try:
-        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    except Exception as exc:  # onnxruntime raises its own exception types
-        raise ModelMissingError(f"{what} {path} cannot be loaded ({exc}); {REBUILD_HINT}") from exc
-
-
 def _softmax(z: F32) -> npt.NDArray[np.float64]:
     e = np.exp(z - z.max(axis=-1, keepdims=True))
     return np.asarray(e / e.sum(axis=-1, keepdims=True), dtype=np.float64)
@@ -208,8 +194,8 @@ class CubeReader:
     def __init__(self, model_path: str | Path = DEFAULT_MODEL, threads: int = 1,
                  face_model: str | Path | None = DEFAULT_FACE_MODEL, presence_bias: float = PRESENCE_BIAS) -> None:
         self.presence_bias = presence_bias
-        self._session: Any = _session(Path(model_path), threads, "cube model")
-        self._face: Any = None if face_model is None else _session(Path(face_model), threads, "cube face model")
+        self._session: Any = load_session(model_path, what="cube model", rebuild_hint=REBUILD_HINT, threads=threads)
+        self._face: Any = None if face_model is None else load_session(face_model, what="cube face model", rebuild_hint=REBUILD_HINT, threads=threads)
         self._has_map = len(self._session.get_outputs()) >= 3
         self.model_path = Path(model_path)
 

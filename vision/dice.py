@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.errors import ModelMissingError
+from vision.onnx import load_session
 
 CROP_SIZE = 48
 """Side of the square network input, pixels."""
@@ -98,18 +98,8 @@ class DieReader:
     """
 
     def __init__(self, model_path: str | Path = DEFAULT_MODEL, threads: int = 1) -> None:
-        import onnxruntime as ort
-
         path = Path(model_path)
-        if not path.is_file():
-            raise ModelMissingError(f"die reader model {path} is missing; {REBUILD_HINT}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        try:
-            self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own exception types
-            raise ModelMissingError(f"die reader model {path} cannot be loaded ({exc}); {REBUILD_HINT}") from exc
+        self._session = load_session(path, what="die reader model", rebuild_hint=REBUILD_HINT, threads=threads)
         self._input = self._session.get_inputs()[0].name
         self.model_path = path
 

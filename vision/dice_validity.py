@@ -43,6 +43,7 @@ from calibration.board import BoardDimensions
 from calibration.profile import CalibrationProfile
 from vision.errors import ModelMissingError, VisionError
 from vision.geometry import checker_slots
+from vision.onnx import load_session
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -348,18 +349,8 @@ class DieValidityClassifier:
     """
 
     def __init__(self, model_path: str | Path = DEFAULT_MODEL, threads: int = 1, valid_threshold: float | None = None) -> None:
-        import onnxruntime as ort
-
         path = Path(model_path)
-        if not path.is_file():
-            raise ModelMissingError(f"die validity model {path} is missing; {REBUILD_HINT}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        try:
-            self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own exception types
-            raise ModelMissingError(f"die validity model {path} cannot be loaded ({exc}); {REBUILD_HINT}") from exc
+        self._session = load_session(path, what="die validity model", rebuild_hint=REBUILD_HINT, threads=threads)
         names = [i.name for i in self._session.get_inputs()]
         if names != ["crop", "features"]:
             raise ModelMissingError(f"die validity model {path} has inputs {names}, expected ['crop', 'features']; {REBUILD_HINT}")

@@ -31,6 +31,7 @@ import numpy.typing as npt
 from calibration.board import F64
 from calibration.profile import CalibrationProfile
 from vision.geometry import point_centre_x, point_side
+from vision.images import network_input
 from vision.onnx import load_session
 
 STRIP_W = 32
@@ -152,11 +153,7 @@ def cut_strips(image: U8, transforms: list[F64]) -> U8:
 def to_tensor(strips_bgr: U8) -> F32:
     """Network input of one frame's strips: RGB, standardised per channel over all the frame's strips
     (``N x 3 x STRIP_H x STRIP_W`` float32)."""
-    x = strips_bgr[..., ::-1].astype(np.float32) / 255.0
-    mean = x.mean(axis=(0, 1, 2), keepdims=True)
-    std = x.std(axis=(0, 1, 2), keepdims=True)
-    x = (x - mean) / np.maximum(std, 1e-3)
-    return np.ascontiguousarray(x.transpose(0, 3, 1, 2), dtype=np.float32)
+    return network_input(strips_bgr, axes=(0, 1, 2))
 
 
 def kinds_onehot(names: tuple[str, ...] = STRIP_NAMES) -> F32:

@@ -24,6 +24,7 @@ import numpy.typing as npt
 from calibration.board import F64, homography_for
 from calibration.profile import CalibrationProfile
 from vision.checkers import region_homographies
+from vision.images import network_input
 from vision.observation import CUBE_FACES, CUBE_ZONES, CubeObservation
 from vision.onnx import load_session
 
@@ -137,11 +138,7 @@ def crop_face(image: U8, profile: CalibrationProfile, centre_px: tuple[float, fl
 
 def to_tensor(windows: U8) -> F32:
     """``N x 3 x H x W`` float32: RGB standardised per window and channel."""
-    x = windows[..., ::-1].astype(np.float32) / 255.0
-    mean = x.mean(axis=(1, 2), keepdims=True)
-    std = x.std(axis=(1, 2), keepdims=True)
-    x = (x - mean) / np.maximum(std, 1e-3)
-    return np.ascontiguousarray(x.transpose(0, 3, 1, 2), dtype=np.float32)
+    return network_input(windows, axes=(1, 2))
 
 
 def sigmoid(x: F32) -> F32:

@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.images import network_input
 from vision.onnx import load_session
 
 CROP_SIZE = 48
@@ -61,11 +62,7 @@ def to_tensor(crops: Sequence[npt.NDArray[np.uint8]] | npt.NDArray[np.uint8]) ->
         batch = batch[None]
     if batch.shape[1:] != (CROP_SIZE, CROP_SIZE, 3):
         raise ValueError(f"die crops must be {CROP_SIZE}x{CROP_SIZE}x3, got {batch.shape[1:]}")
-    batch = batch[..., ::-1] / 255.0
-    mean = batch.mean(axis=(1, 2, 3), keepdims=True)
-    std = batch.std(axis=(1, 2, 3), keepdims=True)
-    batch = (batch - mean) / np.maximum(std, 1e-3)
-    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32)
+    return network_input(batch, axes=(1, 2, 3))
 
 
 def softmax(logits: FloatArray) -> FloatArray:

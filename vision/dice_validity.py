@@ -43,6 +43,7 @@ from calibration.board import BoardDimensions
 from calibration.profile import CalibrationProfile
 from vision.errors import ModelMissingError, VisionError
 from vision.geometry import checker_slots
+from vision.images import network_input
 from vision.onnx import load_session
 
 F32 = npt.NDArray[np.float32]
@@ -283,11 +284,7 @@ def crops_to_tensor(crops: Sequence[U8] | U8) -> F32:
         batch = batch[None]
     if batch.shape[1:] != (CROP_SIZE, CROP_SIZE, 3):
         raise VisionError(f"validity crops must be {CROP_SIZE}x{CROP_SIZE}x3, got {batch.shape[1:]}")
-    batch = batch[..., ::-1] / 255.0
-    mean = batch.mean(axis=(1, 2, 3), keepdims=True)
-    std = batch.std(axis=(1, 2, 3), keepdims=True)
-    batch = (batch - mean) / np.maximum(std, 1e-3)
-    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32)
+    return network_input(batch, axes=(1, 2, 3))
 
 
 # ------------------------------------------------------------------------------------------ decision

@@ -28,3 +28,17 @@ def read_image(path: str | Path) -> Image:
             f"{p}: not a readable image ({data.size} bytes); give a JPEG or PNG photo or frame"
         )
     return np.asarray(image, dtype=np.uint8)
+
+
+def network_input(images_bgr: npt.ArrayLike, axes: tuple[int, ...]) -> npt.NDArray[np.float32]:
+    """Images ``N x H x W x 3`` (BGR) as a network input ``N x 3 x H x W`` float32: RGB in 0..1,
+    standardised (zero mean, unit spread) over ``axes`` of the ``N x H x W x 3`` array.
+
+    Each model fixes its own ``axes`` at training time, e.g. ``(1, 2, 3)`` per crop, ``(1, 2)`` per
+    crop and channel, ``(0, 1, 2)`` per channel over the whole batch; inference must use the same.
+    """
+    x = np.asarray(images_bgr, dtype=np.float32)[..., ::-1] / np.float32(255.0)
+    mean = x.mean(axis=axes, keepdims=True)
+    std = x.std(axis=axes, keepdims=True)
+    x = (x - mean) / np.maximum(std, np.float32(1e-3))
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2), dtype=np.float32)

@@ -12,6 +12,7 @@ import io
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -34,11 +35,11 @@ needs_models = pytest.mark.skipif(
     reason="vision models not built (models/train_*.py)")
 
 
-def _corners(label: dict, key: str = "corners8_px") -> str:
+def _corners(label: dict[str, Any], key: str = "corners8_px") -> str:
     return ",".join(f"{v:g}" for xy in label["board"][key] for v in xy)
 
 
-def _labels() -> list[tuple[Path, dict]]:
+def _labels() -> list[tuple[Path, dict[str, Any]]]:
     return [(js.with_suffix(".jpg"), json.loads(js.read_text(encoding="utf-8"))) for js in sorted(SAMPLE.glob("*.json"))]
 
 
@@ -49,7 +50,7 @@ def _run(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str,
 
 
 @pytest.fixture(scope="module")
-def results() -> list[tuple[dict, dict]]:
+def results() -> list[tuple[dict[str, Any], dict[str, Any]]]:
     # capsys is function-scoped: the module fixture captures stdout itself
     out = []
     for image, lab in _labels():
@@ -62,7 +63,7 @@ def results() -> list[tuple[dict, dict]]:
 
 
 @needs_models
-def test_json_has_the_issue_shape(results: list[tuple[dict, dict]]) -> None:
+def test_json_has_the_issue_shape(results: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
     for _, res in results:
         assert set(res) == {"points", "bar", "off", "dice", "cube"}
         assert [p["point"] for p in res["points"]] == list(range(1, 25))
@@ -79,7 +80,7 @@ def test_json_has_the_issue_shape(results: list[tuple[dict, dict]]) -> None:
 
 
 @needs_models
-def test_points_agree_with_the_labels_in_physical_numbering(results: list[tuple[dict, dict]]) -> None:
+def test_points_agree_with_the_labels_in_physical_numbering(results: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
     right = mirrored = total = 0
     for lab, res in results:
         truth = strip_counts(lab)[:24]
@@ -129,3 +130,9 @@ def test_missing_model_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cap
     monkeypatch.setattr(checkers, "DEFAULT_MODEL", tmp_path / "checkers_strip.onnx")
     code, _, err = _run(capsys, [str(image), "--corners", _corners(lab)])
     assert code == 2 and "train_checkers.py" in err
+
+
+def test_missing_intrinsics_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    image, lab = _labels()[0]
+    code, _, err = _run(capsys, [str(image), "--corners", _corners(lab), "--intrinsics", str(tmp_path / "camera.json")])
+    assert code == 2 and "gammonwatch calibrate intrinsics" in err

@@ -437,7 +437,10 @@ def _add_routes(app: FastAPI) -> None:
 
     @app.post("/api/tables/{table_id}/corrections/score", tags=["corrections"], dependencies=[Auth])
     async def correct_score(table_id: IdParam, body: CorrectScore, live: LiveDep) -> dict[str, Any]:
-        return live.act(table_id, {"action": "score", "score": list(body.score), "note": body.note})
+        action: dict[str, Any] = {"action": "score", "score": list(body.score), "note": body.note}
+        if body.crawford is not None:
+            action["crawford"] = body.crawford
+        return live.act(table_id, action)
 
     @app.post("/api/tables/{table_id}/announce", tags=["corrections"], dependencies=[Auth])
     async def announce(table_id: IdParam, body: Announce, live: LiveDep) -> dict[str, Any]:

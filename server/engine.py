@@ -118,12 +118,10 @@ class RefereeEngine:
     def _decisions(self, action: dict[str, Any]) -> list[dict[str, Any]]:
         """The referee decisions (``Referee.decide``) an action stands for; raises EngineError if impossible."""
         kind = action["action"]
-        ref = self.ref
         colour = self.setup.colour_of
         if kind == "undo":
-            if ref.pending is None and (ref.roll_pos is None or ref.dice is None):
-                raise EngineError("nothing to undo: the referee has no roll in the current turn to go back to")
-            return [{"action": "rollback", "note": action.get("note", "")}]
+            # the last completed turn (the referee refuses when there is none; check_action reports it)
+            return [{"action": "undo_turn", "note": action.get("note", "")}]
         if kind == "cube":
             owner = _OWNER_PLAYER.get(action["owner"])
             if owner is None and action["value"] != 1 and self.setup.length:
@@ -134,7 +132,10 @@ class RefereeEngine:
             if self.setup.length and max(score) >= self.setup.length:
                 raise EngineError(f"a score of {score[0]}-{score[1]} ends a {self.setup.length}-point match; "
                                   "give the score before the current game")
-            return [{"action": "set_score", "score": list(score)}]
+            decision: dict[str, Any] = {"action": "set_score", "score": list(score)}
+            if action.get("crawford") is not None:
+                decision["crawford"] = bool(action["crawford"])
+            return [decision]
         if kind == "set_position":
             return self._position_decisions(action)
         if kind == "announce":

@@ -102,7 +102,13 @@ class CorrectCube(_Strict):
 
 
 class CorrectScore(_Strict):
+    """The score before the current game. The referee recomputes the Crawford flags from it (RG19 4.4.7:
+    the Crawford game is the first game after a player becomes exactly 1 point from winning);
+    ``crawford`` overrides whether the current game is the Crawford game."""
+
     score: tuple[Annotated[int, Field(ge=0, le=255)], Annotated[int, Field(ge=0, le=255)]]
+    crawford: bool | None = Field(None, description="the current game is (true) or is not (false) the Crawford game; "
+                                  "omitted: derived from the score")
     note: Note = ""
 
 

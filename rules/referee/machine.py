@@ -85,6 +85,18 @@ class PendingIllegal:
 
 
 @dataclass
+class _Turn:
+    """A completed turn, kept so the monitor can take it back (``undo_turn``, RG19 4.2.3)."""
+
+    mover: int
+    dice: tuple[int, int]
+    restore: Position
+    """The position after the roll, before the move: what ``undo_turn`` restores."""
+    entry: MatEntry
+    """Its transcript line (the object itself: undo is refused once later lines follow it)."""
+
+
+@dataclass
 class _GameLog:
     number: int
     score: tuple[int, int]
@@ -119,6 +131,7 @@ class Referee:
         self.fast_grabs: dict[int, int] = {0: 0, 1: 0}
         self.lift_warnings: dict[int, int] = {0: 0, 1: 0}
         self.games: list[_GameLog] = [_GameLog(self.match.game, self.match.score)]
+        self._turns: list[_Turn] = []  # completed turns of the current game, oldest first
         self.starter: int | None = None
         self.cube_void = False  # a void cube action: wait for the cube to go back
         self.bound_double = False
@@ -229,8 +242,15 @@ class Referee:
             self._end_game(claimant, kind, Termination.CLAIM, frame)
 
     def decide(self, decision: dict[str, Any]) -> list[Alert]:
-        """A monitor decision (acknowledge, let_stand, require_correction, rollback, set_position,
-        set_cube, set_score, reroll); the referee carries on consistently from it."""
+        """A monitor decision (acknowledge, let_stand, require_correction, rollback, undo_turn, set_position,
+        set_cube, set_score, reroll); the referee carries on consistently from it.
+
+        ``undo_turn`` takes back the last completed turn of the current game: its transcript line goes and
+        the position and dice return to what they were right after that turn's roll, so the same player
+        replays the move with the same dice (RG19 4.2.3.2; a roll made since is discarded). It raises
+        ``ValueError`` when there is no such turn, or when a cube action or the game's end follows it.
+        ``set_score`` takes the score before the current game and recomputes the Crawford flags from it
+        (RG19 4.4.7); ``crawford: true|false`` overrides whether the current game is the Crawford game."""
         start = len(self.alerts)
         action = decision.get("action")
         frame = decision.get("frame")
@@ -246,6 +266,8 @@ class Referee:
             elif self.roll_pos is not None and self.dice is not None:
                 self.position = self.roll_pos
                 self.phase = Phase.MOVING
+        elif action == "undo_turn":
+            self._undo_turn(frame)
         elif action == "set_position":
             board = decision["board"]
             phys = PhysicalBoard(tuple(board["light"]), tuple(board["dark"]), tuple(board.get("bar", (0, 0))), tuple(board.get("off", (0, 0))))
@@ -256,12 +278,13 @@ class Referee:
             self.phase = Phase.PRE_ROLL
             self.dice = None
             self.attempted = False
+            self._turns.clear()  # the turns played before a set position cannot be taken back onto it
         elif action == "set_cube":
             owner = decision.get("owner")
             self.match = replace(self.match, cube=CubeState(int(decision["value"]), None if owner is None else Player(self.setup.player_of(Colour(owner)))))
         elif action == "set_score":
             sc = decision["score"]
-            self.match = replace(self.match, score=(int(sc[0]), int(sc[1])))
+            self.match = self._corrected_score((int(sc[0]), int(sc[1])), decision.get("crawford"))
         elif action == "reroll":
             if self.phase in (Phase.MOVING,) and self.dice is not None:
                 self.position = self.roll_pos or self.position
@@ -271,7 +294,7 @@ class Referee:
         else:
             raise ValueError(
                 f"unknown monitor action {action!r}; use acknowledge, let_stand, require_correction, rollback, "
-                "set_position, set_cube, set_score or reroll"
+                "undo_turn, set_position, set_cube, set_score or reroll"
             )
         self._emit("MONITOR_DECISION", None, note, frame=frame, details={k: v for k, v in decision.items() if k != "type"})
         return self.alerts[start:]
@@ -1005,6 +1028,7 @@ class Referee:
             hook = self.profile.play_notation
             written = hook(before, result, dice) if hook is not None else str(play)
         self._log(EntryKind.ROLL, mover, dice=dice, play=play)
+        self._turns.append(_Turn(mover, dice, before, self.games[-1].entries[-1]))
         if play:
             self._emit("MOVE", mover, f"{self._name(mover)} played {dice[0]}{dice[1]}: {written}.", frame=s.frame, details={"dice": list(dice), "play": written})
         else:
@@ -1073,6 +1097,7 @@ class Referee:
         self.pending = PendingIllegal(mover, dice, before, seen, deadline, alert.id if alert else 0, code, evidence)
         # play goes on from what is on the board; a correction brings back `before`
         self._log(EntryKind.ROLL, mover, dice=dice, play=diff_play(before, seen.boards(), mover) if seen is not None else Play())
+        self._turns.append(_Turn(mover, dice, before, self.games[-1].entries[-1]))
         if seen is not None:
             self.position = seen
             winner = game_winner(seen)
@@ -1128,21 +1153,65 @@ class Referee:
     def _rollback_to_pending(self, frame: int | None) -> None:
         p = self.pending
         assert p is not None
+        # the illegal move is the last completed turn: drop its transcript line, back to after the roll
         self.pending = None
-        # drop the illegal move from the transcript, restore the position after the roll
+        turn = self._turns.pop() if self._turns and self._turns[-1].mover == p.offender else None
         entries = self.games[-1].entries
         for k in range(len(entries) - 1, -1, -1):
-            if entries[k].kind is EntryKind.ROLL and entries[k].player == p.offender:
+            if (entries[k] is turn.entry) if turn is not None else (entries[k].kind is EntryKind.ROLL and entries[k].player == p.offender):
                 del entries[k]
                 break
-        self.position = p.restore
-        self.roll_pos = p.restore
-        self.turn = p.offender
-        self.dice = p.dice
-        self.phase = Phase.MOVING
-        self.attempted = True
+        self._back_to_roll(p.offender, p.dice, p.restore)
         self._emit("CORRECTION_COMPLETE", p.offender, f"Back to the position after {self._name(p.offender)}'s roll of {p.dice[0]}-{p.dice[1]}; he plays again.",
                    frame=frame, details={"alert": p.alert_id})
+
+    def _undo_turn(self, frame: int | None) -> None:
+        """Take back the last completed turn (see ``decide``): one way for an illegal move and for any turn."""
+        if self.pending is not None:
+            self._rollback_to_pending(frame)
+            return
+        entries = self.games[-1].entries
+        if not self._turns or self.phase in (Phase.GAME_OVER, Phase.MATCH_OVER):
+            raise ValueError("nothing to undo: no completed turn in the current game")
+        last = self._turns[-1]
+        if not entries or entries[-1] is not last.entry:
+            raise ValueError("the last turn is followed by a cube action in the transcript; correct the cube (set_cube) "
+                             "or set the position instead")
+        self._turns.pop()
+        entries.pop()
+        self._back_to_roll(last.mover, last.dice, last.restore)
+        self._emit("CORRECTION_COMPLETE", last.mover, f"Turn taken back: the position after {self._name(last.mover)}'s roll of "
+                   f"{last.dice[0]}-{last.dice[1]}; he plays again.", frame=frame, details={"undo_turn": True})
+
+    def _back_to_roll(self, mover: int, dice: tuple[int, int], restore: Position) -> None:
+        """The position right after ``mover`` rolled ``dice``: he (re)plays the move (RG19 4.2.3.2)."""
+        self.position = restore
+        self.roll_pos = restore
+        self.turn = mover
+        self.dice = dice
+        self.phase = Phase.MOVING
+        self.attempted = True
+
+    def _corrected_score(self, score: tuple[int, int], crawford: bool | None) -> MatchState:
+        """The match with a corrected score before the current game; Crawford flags from it (RG19 4.4.7):
+        the Crawford game is the first game after either player becomes exactly 1 point from winning."""
+        m = self.match
+        if m.money or not m.rules.crawford:
+            if crawford:
+                raise ValueError("no Crawford game here (money play, or the rules do not use the Crawford rule)")
+            return replace(m, score=score)
+        if max(score) >= m.length:
+            raise ValueError(f"a score of {score[0]}-{score[1]} ends a {m.length}-point match; give the score before the current game")
+        one_away = [s == m.length - 1 for s in score]
+        if crawford is None:
+            # a single player 1-away: the Crawford game, unless it was already played (then post-Crawford);
+            # both 1-away: the Crawford game is behind; nobody 1-away: it is still to come
+            crawford = one_away.count(True) == 1 and not (m.crawford_done and not m.crawford)
+        elif crawford and one_away.count(True) != 1:
+            raise ValueError(f"the Crawford game needs exactly one player 1 point from winning; score {score[0]}-{score[1]} "
+                             f"in a {m.length}-point match has {one_away.count(True)}")
+        done = any(one_away) and not crawford
+        return replace(m, score=score).with_crawford(crawford, done)
 
     def _pass_without_roll(self, s: TableState) -> None:
         mover = self.turn
@@ -1200,6 +1269,7 @@ class Referee:
         self.starter = None
         self.cube_void = False
         self._judged_roll = False
+        self._turns = []
         if len(self.games) == 0 or self.games[-1].entries:
             if self.games[-1].entries:
                 self.games.append(_GameLog(self.match.game, self.match.score))

@@ -364,6 +364,7 @@
     ev.preventDefault();
     const f = ev.target;
     const body = { score: [Number(f.a.value), Number(f.b.value)] };
+    if (f.crawford.value) body.crawford = f.crawford.value === "true";  // else the referee derives it (RG19 4.4.7)
     try { await post(`/api/tables/${tableId}/corrections/score`, body); say("score corrected"); } catch (e) { say(e.message, true); }
   });
   $("f-resign").addEventListener("submit", async (ev) => {

@@ -266,8 +266,8 @@ class TableObservation:
                 "point": i + 1,
                 "light": light[i],
                 "dark": dark[i],
-                "light_p": _rounded(self.point_p[i, 0]),
-                "dark_p": _rounded(self.point_p[i, 1]),
+                "light_p": rounded_distribution(self.point_p[i, 0]),
+                "dark_p": rounded_distribution(self.point_p[i, 1]),
             })
         out: dict[str, Any] = {
             "type": "table_state",
@@ -286,7 +286,7 @@ class TableObservation:
         return out
 
 
-def _rounded(p: F64) -> list[float]:
+def rounded_distribution(p: F64) -> list[float]:
     """Probabilities rounded to 5 decimals, trailing zeros of the count axis dropped, still summing to ~1."""
     r = [round(float(v), 5) for v in p]
     while len(r) > 1 and r[-1] == 0.0:

@@ -49,7 +49,15 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.errors import VisionError
-from vision.observation import COLOURS, COUNTS, DIE_REASONS, CubeObservation, DieObservation, TableObservation
+from vision.observation import (
+    COLOURS,
+    COUNTS,
+    DIE_REASONS,
+    CubeObservation,
+    DieObservation,
+    TableObservation,
+    rounded_distribution,
+)
 
 F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[np.uint8]
@@ -496,7 +504,7 @@ class Tracker:
         points = []
         for i in range(24):
             points.append({"point": i + 1, "light": light[i], "dark": dark[i],
-                           "light_p": _rounded(point_p[i, 0]), "dark_p": _rounded(point_p[i, 1])})
+                           "light_p": rounded_distribution(point_p[i, 0]), "dark_p": rounded_distribution(point_p[i, 1])})
         out: dict[str, Any] = {
             "type": "table_state", "version": SCHEMA_VERSION, "frame": int(frame_id), "t": round(float(t), 4),
             "source": self.source, "points": points,
@@ -520,16 +528,6 @@ def _fuse(logs: list[F64]) -> F64:
     m = m - m.max(axis=-1, keepdims=True)
     p = np.exp(m)
     return np.asarray(p / p.sum(axis=-1, keepdims=True), dtype=np.float64)
-
-
-def _rounded(p: F64) -> list[float]:
-    r = [round(float(v), 5) for v in p]
-    while len(r) > 1 and r[-1] == 0.0:
-        r.pop()
-    total = sum(r)
-    if total > 0 and abs(total - 1.0) > 1e-4:
-        r = [round(v / total, 5) for v in r]
-    return r
 
 
 __all__ = ["COLOURS", "COUNTS", "HandObservation", "Motion", "MotionDetector", "Tracker", "TrackerConfig", "outer_corners"]

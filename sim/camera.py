@@ -101,23 +101,21 @@ def sample_camera(spec: TableSpec, rng: np.random.Generator, elevation: float | 
     fill = float(rng.uniform(0.72, 0.95)) if fill is None else fill
     outline = np.array([[x, y, z] for x in (spec.x_min, spec.x_max) for y in (-spec.depth / 2, spec.depth / 2)
                         for z in (0.0, spec.rail_h)])
-    d = 80.0
-    for _ in range(8):
+
+    def view_from(d: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Eye at distance ``d``: its position, rotation, the outline in camera coordinates and pixels."""
         eye = target + d * (-math.cos(el) * heading + np.array([0, 0, math.sin(el)]))
         R = look_at(eye, target, heading, roll)
-        t = -R @ eye
-        cam = (outline @ R.T + t)
-        u = fx * cam[:, 0] / cam[:, 2] + cx
-        v = fy * cam[:, 1] / cam[:, 2] + cy
+        cam = outline @ R.T - R @ eye
+        return eye, R, cam, fx * cam[:, 0] / cam[:, 2] + cx, fy * cam[:, 1] / cam[:, 2] + cy
+
+    d = 80.0
+    for _ in range(8):
+        _, _, _, u, v = view_from(d)
         ext = max((u.max() - u.min()) / WIDTH, (v.max() - v.min()) / HEIGHT)
         d *= ext / fill
-    eye = target + d * (-math.cos(el) * heading + np.array([0, 0, math.sin(el)]))
-    R = look_at(eye, target, heading, roll)
-    t = -R @ eye
+    eye, R, cam, u, v = view_from(d)
     # re-centre the board in the frame by moving the target
-    cam = (outline @ R.T + t)
-    u = fx * cam[:, 0] / cam[:, 2] + cx
-    v = fy * cam[:, 1] / cam[:, 2] + cy
     du, dv = (u.max() + u.min()) / 2 - cx, (v.max() + v.min()) / 2 - cy
     zc = float(np.mean(cam[:, 2]))
     shift = R.T @ np.array([du * zc / fx, dv * zc / fy, 0.0])

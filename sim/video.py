@@ -28,7 +28,7 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +68,22 @@ def irregular_script(match: Any, options: Any, inject: list[str], at: int, seed:
         early = False
         crawford_done = False
 
+        def offer_and_withdraw(self, player: int, offered: Callable[[int], int]) -> Iterator[Any]:
+            """The player puts the cube on the playing surface showing ``offered(current value)``,
+            lets go, then puts it back where it was (the act of doubling, later taken back)."""
+            old = dict(self.table.cube) if self.table.cube else None
+            self.hand(player, "cube")
+            yield self.snap()
+            self.table.cube = {"value": offered(int((old or {}).get("value", 1))), "zone": "board"}
+            yield self.snap()
+            self.no_hands()
+            yield self.snap(0.8)
+            self.hand(player, "cube")
+            self.table.cube = old
+            yield self.snap()
+            self.no_hands()
+            yield self.snap()
+
         def end_turn(self, player: int) -> Iterator[Any]:
             self.turns += 1
             if self.turns == at:
@@ -88,18 +104,7 @@ def irregular_script(match: Any, options: Any, inject: list[str], at: int, seed:
             self.calls += 1
             if "crawford_double" in inject and not opening and not self.crawford_done and self.mstate.crawford:
                 self.crawford_done = True
-                old = dict(self.table.cube) if self.table.cube else None
-                self.hand(player, "cube")
-                yield self.snap()
-                self.table.cube = {"value": 2, "zone": "board"}
-                yield self.snap()
-                self.no_hands()
-                yield self.snap(0.8)
-                self.hand(player, "cube")
-                self.table.cube = old
-                yield self.snap()
-                self.no_hands()
-                yield self.snap()
+                yield from self.offer_and_withdraw(player, lambda _: 2)
             if self.early:  # the early roll stands: the dice are already at rest
                 self.early = False
                 yield self.snap()
@@ -109,19 +114,7 @@ def irregular_script(match: Any, options: Any, inject: list[str], at: int, seed:
                 return
             self.throws += 1
             if "double_after_roll" in inject and self.throws == at:
-                old = dict(self.table.cube) if self.table.cube else None
-                self.hand(player, "cube")
-                yield self.snap()
-                value = int((old or {}).get("value", 1))
-                self.table.cube = {"value": max(2, value * 2), "zone": "board"}
-                yield self.snap()
-                self.no_hands()
-                yield self.snap(0.8)
-                self.hand(player, "cube")
-                self.table.cube = old
-                yield self.snap()
-                self.no_hands()
-                yield self.snap()
+                yield from self.offer_and_withdraw(player, lambda value: max(2, value * 2))
 
     return Irregular(match, options).steps()
 

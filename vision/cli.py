@@ -5,11 +5,8 @@
 Corner 1 near-right, 2 near-left, 3 far-left, 4 far-right of the playing surface (or eight: the
 right half's four, then the left half's four). Points 1..12 run from corner 1 to corner 2, 13..24
 from corner 3 to corner 4. The parts are the committed ones: corners parsed and checked by
-``calibration`` (``parse_corners``, ``CalibrationProfile.from_corners``), checkers and cube by
-:class:`vision.board_reader.BoardReader`, dice located by the classical detector
-(:func:`vision.dice_detect.detect_dice`) and kept on the playing surface, values read by
-:class:`vision.dice.DieReader`, validity, reason and half by
-:class:`vision.dice_validity.DieValidityClassifier`.
+``calibration`` (``parse_corners``, ``CalibrationProfile.from_corners``), everything else by
+:class:`vision.recognizer.FrameRecognizer` (the one composite of recognition).
 """
 
 from __future__ import annotations
@@ -22,16 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from calibration.board import board_to_image, parse_corners
+from calibration.board import parse_corners
 from calibration.errors import CalibrationError
 from calibration.intrinsics import Intrinsics, load_intrinsics
 from calibration.profile import CalibrationProfile
-from vision.board_reader import BoardReader
-from vision.dice import DieReader
-from vision.dice_detect import detect_dice
-from vision.dice_validity import DEFAULT_DIE_CM, VALID_CLASSES, DieValidityClassifier, die_board_xy, half_of
 from vision.errors import VisionError
 from vision.images import read_image
+from vision.recognizer import FrameRecognizer
 
 U8 = np.ndarray[Any, np.dtype[np.uint8]]
 
@@ -48,57 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def die_px_range(profile: CalibrationProfile, die_cm: float = DEFAULT_DIE_CM) -> tuple[float, float]:
-    """Smallest and largest die side (pixels) to expect on the surface: a die's top face projected
-    at the far and near edge of both halves, with room for seeing its sides."""
-    sides = []
-    q = profile.dims.play_depth / 2
-    for half, hmat in profile.homographies.items():
-        x0, x1, _, _ = profile.dims.half_rect(half)
-        for x in (x0 + die_cm, x1 - die_cm):
-            for y in (-q + die_cm, q - die_cm):
-                sq = np.array([[x, y], [x + die_cm, y], [x + die_cm, y + die_cm], [x, y + die_cm]])
-                uv = board_to_image(hmat, sq)
-                sides.append(float(np.sqrt(abs(_area(uv)))))
-    return max(6.0, 0.7 * min(sides)), 1.8 * max(sides)
-
-
-def _area(quad: np.ndarray[Any, np.dtype[np.float64]]) -> float:
-    x, y = quad[:, 0], quad[:, 1]
-    return float(0.5 * np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
-
-
-def read_dice(image: U8, profile: CalibrationProfile, point_counts: list[int],
-              reader: DieReader, judge: DieValidityClassifier) -> list[dict[str, Any]]:
-    """Dice on the playing surface: value, validity, reason, half, centre and confidence.
-
-    ``valid`` follows the reported reason (``flat_board`` and ``on_checker`` are the valid ones);
-    ``confidence`` is the die reader's probability of the value times the classifier's probability
-    of the reason."""
-    det = detect_dice(image, die_px=die_px_range(profile))
-    boxes = [[float(v) for v in b] for b in det.xyxy
-             if half_of(profile, die_board_xy(profile, b)) is not None]
-    if not boxes:
-        return []
-    values = reader.read(image, boxes)
-    verdicts = judge.judge(image, profile, boxes, point_counts=point_counts)
-    out = []
-    for i, (b, v) in enumerate(zip(boxes, verdicts, strict=True)):
-        out.append({"value": int(values.value[i]), "valid": v.reason in VALID_CLASSES, "reason": v.reason, "half": v.half,
-                    "center_px": [round((b[0] + b[2]) / 2, 1), round((b[1] + b[3]) / 2, 1)],
-                    "confidence": round(float(values.confidence[i]) * v.confidence, 4)})
-    return out
-
-
-def recognize(image: U8, profile: CalibrationProfile, board: BoardReader | None = None,
-              dice: DieReader | None = None, validity: DieValidityClassifier | None = None) -> dict[str, Any]:
+def recognize(image: U8, profile: CalibrationProfile) -> dict[str, Any]:
     """The issue-5 JSON object for one frame: points, bar, off, dice, cube."""
-    reading = (board or BoardReader()).read(image, profile)
-    data = reading.to_json()
-    counts = [a + b for a, b in reading.point_counts()]
-    dice_json = read_dice(image, profile, counts, dice or DieReader(), validity or DieValidityClassifier())
-    cube = data.get("cube") or {"value": 1, "zone": "absent", "confidence": 0.0}
-    return {"points": data["points"], "bar": data["bar"], "off": data["off"], "dice": dice_json, "cube": cube}
+    return FrameRecognizer(profile).recognize(image).to_json()
 
 
 def summary(result: dict[str, Any]) -> str:

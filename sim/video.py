@@ -14,6 +14,23 @@ Output::
     DIR/camera.json       the fixed camera (intrinsics, distortion, pose) and the board corners in pixels
     DIR/summary.json      frames, states, dice whose physics label differs from the script's
 
+Streaming API (what ``gammonwatch demo`` consumes in-process; ``sim video`` writes the same frames
+to files)::
+
+    iter_frames(match: MatMatch | None = None, *, seed: int = 0, fps: float = 10.0,
+                max_seconds: float = 120.0, style: str | None = None, inject: Sequence[str] = (),
+                inject_at: int = 3, elevation: float | None = None, shadows: bool = False,
+                motion_every: int = 3, options: ScriptOptions | None = None,
+                on_record: Callable[[dict], None] | None = None,
+                info: dict | None = None) -> Iterator[tuple[int, float, np.ndarray, dict | None]]
+
+    for frame_id, t, bgr, state in iter_frames(match, seed=1, on_record=referee_feed, info=info): ...
+
+yields (frame_id, t = frame_id / fps, BGR uint8 1280 x 720 image, the frame's ground-truth
+``table_state`` dict or None) as each frame is rendered; the ``match_setup`` and ``announce``
+records go to ``on_record`` at their moment (match_setup before frame 0); ``info["camera"]`` (the
+camera.json content) is set before frame 0 and ``info["summary"]`` after the last frame.
+
 Injected irregularities (``--inject``, at the ``--inject-at``-th roll or turn, default 3):
 ``cocked_roll`` (the first die comes to rest balanced on an edge or corner and the script plays on),
 ``illegal_move`` (the transcript's play is changed into an illegal one, laid out literally),
@@ -28,7 +45,7 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -387,16 +404,69 @@ class StateRenderer:
         return hands
 
 
-def render_video(steps: Iterable[Any], out: Path, *, seed: int = 0, fps: float = 10.0, max_seconds: float = 120.0,
-                 style: str | None = None, inject: list[str] | None = None, inject_at: int = 3,
-                 elevation: float | None = None, progress: bool = True, shadows: bool = False) -> dict[str, Any]:
+VideoFrame = tuple[int, float, np.ndarray, "dict[str, Any] | None"]
+"""What :func:`iter_frames` yields: (frame_id, t in video seconds, BGR uint8 image 720 x 1280 x 3,
+the ground-truth ``table_state`` record of that frame or None)."""
+
+
+def iter_frames(match: Any = None, *, seed: int = 0, fps: float = 10.0, max_seconds: float = 120.0,
+                style: str | None = None, inject: Sequence[str] = (), inject_at: int = 3,
+                elevation: float | None = None, shadows: bool = False, motion_every: int = 3,
+                options: Any = None, on_record: Callable[[dict[str, Any]], None] | None = None,
+                info: dict[str, Any] | None = None) -> Iterator[VideoFrame]:
+    """The scripted match as frames, lazily, in video order (the streaming API of ``sim video``).
+
+    ``match``: a parsed transcript (``rules.matfile.MatMatch``), or None for a random legal game
+    (:func:`random_match` from ``seed``). ``inject``: names from :data:`INJECTIONS` (``illegal_move``
+    is applied to ``match`` here). ``motion_every``: render moving scenes (a rolling throw, a hand)
+    every n-th video frame and repeat the last image in between; static holds are never re-rendered.
+    ``options``: ``sim.script.ScriptOptions`` (seats, dice mode, end signal, timing).
+
+    Yields (frame_id, t, image, state): frame_id counts from 0, t = frame_id / fps, image is BGR
+    uint8, state is the ground-truth ``table_state`` dict of that frame (the dice as physics left
+    them; the same dict ``sim video`` writes to states.jsonl), None only for a frame without ground
+    truth (none today). Every other record of the stream (``match_setup`` first, ``announce``) is
+    passed to ``on_record`` at its moment, before the frame it precedes. ``info``, when given, is
+    filled before the first frame with ``camera`` (the camera.json content: intrinsics, distortion,
+    pose, board corners in pixels) and after the last with ``summary``.
+    Raises ValueError for an unknown injection or style (the message names it).
+    """
+    from sim.script import ScriptOptions, script_match
+    from sim.styles import get_style
+
+    for name in inject:
+        if name not in INJECTIONS:
+            raise ValueError(f"unknown irregularity {name!r}; use {', '.join(INJECTIONS)}")
+    if style is not None:
+        get_style(style)  # UnknownStyleError (a ValueError) names it
+    if match is None:
+        match = random_match(np.random.default_rng(np.random.SeedSequence([seed, 0xA11])))
+    if "illegal_move" in inject:
+        match, _what = inject_illegal_move(match, inject_at)
+    opts = options if options is not None else ScriptOptions()
+    turn_level = [n for n in inject if n in TURN_LEVEL]
+    steps: Iterator[Any] = (irregular_script(match, opts, turn_level, inject_at, seed) if turn_level
+                            else script_match(match, opts))
+    yield from _frames_from_steps(steps, seed=seed, fps=fps, max_seconds=max_seconds, style=style,
+                                  inject=list(inject), inject_at=inject_at, elevation=elevation, shadows=shadows,
+                                  motion_every=motion_every, on_record=on_record, info=info)
+
+
+def _camera_json(sr: StateRenderer) -> dict[str, Any]:
+    cam = sr.cam
+    corners = sr.spec.corners()
+    return {"camera": cam.to_json(), "table_cm": sr.spec.to_json(), "style": sr.style.name,
+            "corners4_px": np.round(cam.project(np.array(corners["corners4"])), 2).tolist(),
+            "corners8_px": np.round(cam.project(np.array(corners["corners8"])), 2).tolist()}
+
+
+def _frames_from_steps(steps: Iterable[Any], *, seed: int, fps: float, max_seconds: float, style: str | None,
+                       inject: list[str], inject_at: int, elevation: float | None, shadows: bool,
+                       motion_every: int, on_record: Callable[[dict[str, Any]], None] | None,
+                       info: dict[str, Any] | None) -> Iterator[VideoFrame]:
     import cv2
 
-    from sim.camera import encode_jpeg
-
-    del encode_jpeg
-    out.mkdir(parents=True, exist_ok=True)
-    sr = StateRenderer(seed, style, elevation, shadows)
+    del motion_every
     records: list[tuple[float, dict[str, Any]]] = []
     for st in steps:
         if st.t > max_seconds:
@@ -406,75 +476,120 @@ def render_video(steps: Iterable[Any], out: Path, *, seed: int = 0, fps: float =
     others = [(t, r) for t, r in records if r.get("type") != "table_state"]
     if not states:
         raise ValueError("the script produced no table states")
-    # injected irregularities: which record gets which forced reason
-    forced: dict[int, dict[int, str]] = {}
-    if inject and "cocked_roll" in inject:
-        rolls = 0
-        prev_rest = False
-        start = None
-        for i, (_t, r) in enumerate(states):
-            rest = any(d.get("state") == "at_rest" for d in r.get("dice", []))
-            if rest and not prev_rest:
-                rolls += 1
-                if rolls == inject_at:
-                    start = i
-            if start is not None and i >= start:
-                if not rest:
-                    break
-                forced[i] = {0: "cocked"}
-            prev_rest = rest
-    path = out / "video.mp4"
-    h, w = sr.cam.height, sr.cam.width
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), fps, (w, h))
-    if not writer.isOpened():
-        path = out / "video.avi"
-        writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), fps, (w, h))
-    duration = min(max_seconds, states[-1][0] + 2.0)
-    n_frames = int(duration * fps) + 1
-    cur = -1
-    img: np.ndarray = np.zeros((h, w, 3), np.uint8)
-    rec_out: dict[str, Any] = {}
-    oi = 0
-    with open(out / "states.jsonl", "w", encoding="utf-8") as f:
-        for t0, r in others:
-            if r.get("type") == "match_setup" and t0 <= 0:
-                f.write(json.dumps(r, separators=(",", ":")) + "\n")
-        others = [(t0, r) for t0, r in others if not (r.get("type") == "match_setup" and t0 <= 0)]
+    forced = _forced_reasons(states, inject, inject_at)
+    sr = StateRenderer(seed, style, elevation, shadows)
+    try:
+        if info is not None:
+            info["camera"] = _camera_json(sr)
+        duration = min(max_seconds, states[-1][0] + 2.0)
+        n_frames = int(duration * fps) + 1
+        cur = -1
+        h, w = sr.cam.height, sr.cam.width
+        img: np.ndarray = np.zeros((h, w, 3), np.uint8)
+        rec_out: dict[str, Any] = {}
+        oi = 0
         for k in range(n_frames):
             t = k / fps
             idx = cur
             while idx + 1 < len(states) and states[idx + 1][0] <= t + 1e-9:
                 idx += 1
-            if idx < 0:
-                idx = 0
+            idx = max(idx, 0)
             if idx != cur:
                 cur = idx
                 rgb, rec_out = sr.frame(states[idx][1], forced.get(idx))
                 img = np.asarray(cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), dtype=np.uint8)
-            while oi < len(others) and others[oi][0] <= t + 1e-9:
-                f.write(json.dumps({**others[oi][1]}, separators=(",", ":")) + "\n")
+            while oi < len(others) and (others[oi][0] <= t + 1e-9 or k == 0 and others[oi][1].get("type") == "match_setup"):
+                if on_record is not None:
+                    on_record(dict(others[oi][1]))
                 oi += 1
+            yield k, round(t, 4), img, {**rec_out, "frame": k, "t": round(t, 4), "source": "sim.video"}
+        if info is not None:
+            info["summary"] = {"frames": n_frames, "fps": fps, "seconds": round(duration, 2),
+                               "table_states": len(states), "dice_constructions_failed": sr.mismatches,
+                               "dice_value_differs_from_script": sr.value_changed,
+                               "injected": list(inject), "cocked_die_states": len(forced)}
+    finally:
+        sr.close()
+
+
+def _forced_reasons(states: list[tuple[float, dict[str, Any]]], inject: list[str], inject_at: int
+                    ) -> dict[int, dict[int, str]]:
+    """Injected cocked roll: which state index gets which forced die reason."""
+    forced: dict[int, dict[int, str]] = {}
+    if "cocked_roll" not in inject:
+        return forced
+    rolls = 0
+    prev_rest = False
+    start = None
+    for i, (_t, r) in enumerate(states):
+        rest = any(d.get("state") == "at_rest" for d in r.get("dice", []))
+        if rest and not prev_rest:
+            rolls += 1
+            if rolls == inject_at:
+                start = i
+        if start is not None and i >= start:
+            if not rest:
+                break
+            forced[i] = {0: "cocked"}
+        prev_rest = rest
+    return forced
+
+
+def write_video(frames: Iterable[VideoFrame], out: Path, *, fps: float, progress: bool = True,
+                records: list[dict[str, Any]] | None = None) -> tuple[str, int]:
+    """Write frames to ``out/video.mp4`` (MJPG ``video.avi`` if no MP4 encoder) and their states (and
+    the pending ``records``, drained as they arrive) to ``out/states.jsonl``. Returns (video name, frames)."""
+    import cv2
+
+    out.mkdir(parents=True, exist_ok=True)
+    writer: Any = None
+    path = out / "video.mp4"
+    n = 0
+    pending = records if records is not None else []
+    with open(out / "states.jsonl", "w", encoding="utf-8") as f:
+        for k, _t, img, rec in frames:
+            if writer is None:
+                h, w = img.shape[:2]
+                writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), fps, (w, h))
+                if not writer.isOpened():
+                    path = out / "video.avi"
+                    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), fps, (w, h))
+            while pending:
+                f.write(json.dumps(pending.pop(0), separators=(",", ":")) + "\n")
             writer.write(img)
-            rec = {**rec_out, "frame": k, "t": round(t, 4), "source": "sim.video"}
-            f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+            if rec is not None:
+                f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+            f.flush()
+            n += 1
             if progress:
-                sys.stderr.write(f"\rvideo frames {k + 1}/{n_frames}")
+                sys.stderr.write(f"\rvideo frames {k + 1}")
                 sys.stderr.flush()
-    writer.release()
+        while pending:
+            f.write(json.dumps(pending.pop(0), separators=(",", ":")) + "\n")
+    if writer is not None:
+        writer.release()
     if progress:
         sys.stderr.write("\n")
-    cam = sr.cam
-    corners = sr.spec.corners()
-    (out / "camera.json").write_text(json.dumps({
-        "camera": cam.to_json(), "table_cm": sr.spec.to_json(), "style": sr.style.name,
-        "corners4_px": np.round(cam.project(np.array(corners["corners4"])), 2).tolist(),
-        "corners8_px": np.round(cam.project(np.array(corners["corners8"])), 2).tolist()}, indent=1))
-    summary = {"video": path.name, "frames": n_frames, "fps": fps, "seconds": round(duration, 2),
-               "table_states": len(states), "dice_constructions_failed": sr.mismatches,
-               "dice_value_differs_from_script": sr.value_changed,
-               "injected": list(inject or []), "cocked_die_states": len(forced)}
+    return path.name, n
+
+
+def render_video(steps: Iterable[Any], out: Path, *, seed: int = 0, fps: float = 10.0, max_seconds: float = 120.0,
+                 style: str | None = None, inject: list[str] | None = None, inject_at: int = 3,
+                 elevation: float | None = None, progress: bool = True, shadows: bool = False,
+                 motion_every: int = 3) -> dict[str, Any]:
+    """Render script ``steps`` into ``out`` (video, states.jsonl, camera.json, summary.json)."""
+    import time
+
+    info: dict[str, Any] = {}
+    records: list[dict[str, Any]] = []
+    t0 = time.time()
+    frames = _frames_from_steps(steps, seed=seed, fps=fps, max_seconds=max_seconds, style=style,
+                                inject=list(inject or []), inject_at=inject_at, elevation=elevation,
+                                shadows=shadows, motion_every=motion_every, on_record=records.append, info=info)
+    name, _n = write_video(frames, out, fps=fps, progress=progress, records=records)
+    (out / "camera.json").write_text(json.dumps(info["camera"], indent=1))
+    summary = {"video": name, **info["summary"], "wall_s": round(time.time() - t0, 1)}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
-    sr.close()
     return summary
 
 
@@ -493,6 +608,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--inject-at", type=int, default=3, help="which roll gets the injected irregularity")
     ap.add_argument("--from-game", type=int, default=1, help="start at this game of the transcript (e.g. the Crawford game)")
     ap.add_argument("--shadows", action="store_true", help="render shadows (about 3x slower)")
+    ap.add_argument("--motion-every", type=int, default=3,
+                    help="render moving scenes (throws, hands) every n-th frame, repeat the image in between")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
     for name in a.inject:
@@ -551,7 +668,7 @@ def main(argv: list[str]) -> int:
         steps = script_match(match, ScriptOptions())
     summary = render_video(steps, a.out, seed=a.seed, fps=a.fps, max_seconds=a.max_seconds, style=a.style,
                            inject=a.inject, inject_at=a.inject_at, elevation=a.elevation, progress=not a.quiet,
-                           shadows=a.shadows)
+                           shadows=a.shadows, motion_every=max(1, a.motion_every))
     if notes:
         summary["injection_notes"] = notes
         (a.out / "summary.json").write_text(json.dumps(summary, indent=1))

@@ -179,8 +179,12 @@ def inject_illegal_move(match: Any, n: int) -> tuple[Any, str]:
     raise ValueError(f"could not make play {n} of the transcript illegal")
 
 
-def random_match(rng: np.random.Generator, length: int = 1) -> Any:
-    """One random legal game from the rules engine, as a parsed transcript (``rules.matfile.MatMatch``)."""
+def random_match(rng: np.random.Generator, length: int = 1, rolls: int | None = None) -> Any:
+    """One random legal game from the rules engine, as a parsed transcript (``rules.matfile.MatMatch``).
+
+    With ``rolls``, the game stops after that many plays (if nobody has borne off by then) and the
+    player behind in the race resigns a single game (a spoken act in the stream): a whole, short
+    transcript, e.g. for a 2-minute video."""
     from rules.match import Player
     from rules.matfile import EntryKind, MatEntry, MatGame, MatMatch
     from rules.position import Position
@@ -208,9 +212,76 @@ def random_match(rng: np.random.Generator, length: int = 1) -> Any:
             entries.append(MatEntry(EntryKind.WIN, Player(w), None, k + 4, value=pts, and_match=pts >= length,
                                     text=f"Wins {pts} point"))
             break
+        if rolls is not None and k >= rolls:
+            pips = [sum(n * c for n, c in enumerate(pos.board(p))) for p in (0, 1)]
+            w = 0 if pips[0] < pips[1] else 1 if pips[1] < pips[0] else 1 - pos.turn
+            entries.append(MatEntry(EntryKind.WIN, Player(w), None, k + 4, value=1, and_match=1 >= length,
+                                    text="Wins 1 point"))
+            break
         dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
     game = MatGame(1, 3, (0, 0), tuple(entries))
     return MatMatch(length=length, players=("light", "dark"), games=(game,), source="<random>")
+
+
+def transcript_differences(expected: Any, got: Any) -> tuple[int, list[str]]:
+    """Compare two transcripts (``MatMatch``) entry by entry: rolls by player, dice and the position
+    the play leaves (so '8/5 6/5' equals '6/5 8/5'); cube actions and game ends by kind, player and
+    value. Returns (entries compared, differences)."""
+    from rules.errors import IllegalPlayError, InvalidPlayError
+    from rules.matfile import EntryKind
+    from rules.position import Position
+
+    diffs: list[str] = []
+    n = 0
+
+    def key(e: Any, pos: Any) -> tuple[Any, Any]:
+        if e.kind is EntryKind.ROLL:
+            after = None
+            if pos is not None and e.play is not None:
+                try:
+                    after = pos.apply(e.play, e.dice)
+                except (IllegalPlayError, InvalidPlayError, ValueError):
+                    after = None
+            desc = (after.board(0), after.board(1)) if after is not None else str(e.play)
+            return ("roll", int(e.player), tuple(sorted(e.dice or ())), desc), after
+        if e.kind is EntryKind.LOSS:
+            return None, pos
+        return (e.kind.value, int(e.player), e.value), pos
+
+    if len(expected.games) != len(got.games):
+        diffs.append(f"games: expected {len(expected.games)}, got {len(got.games)}")
+    for gi, (ge, gg) in enumerate(zip(expected.games, got.games, strict=False)):
+        ke: list[Any] = []
+        kg: list[Any] = []
+        for entries, out in ((ge.entries, ke), (gg.entries, kg)):
+            first = next((e for e in entries if e.kind is EntryKind.ROLL), None)
+            pos = Position.start(turn=int(first.player)) if first is not None else None
+            for e in entries:
+                kk, pos = key(e, pos)
+                if kk is not None:
+                    out.append((kk, e.text))
+        for j in range(max(len(ke), len(kg))):
+            n += 1
+            a = ke[j] if j < len(ke) else None
+            b = kg[j] if j < len(kg) else None
+            if a is None or b is None or a[0] != b[0]:
+                diffs.append(f"game {gi + 1} entry {j + 1}: expected {a[1] if a else 'nothing'!r}, "
+                             f"got {b[1] if b else 'nothing'!r}")
+    return n, diffs
+
+
+def referee_check(states: Path, match: Any, rules: str = "usbgf-2019") -> dict[str, Any]:
+    """Feed ``states`` (a states.jsonl) to the referee and compare its transcript with ``match``."""
+    from rules.referee.profiles import get_profile
+    from rules.referee.stream import run_stream
+
+    with open(states, encoding="utf-8") as f:
+        referee, alerts = run_stream(f, get_profile(rules))
+        flagged = [f"{a.code}" for a in alerts if a.severity.is_alert]
+    got = referee.transcript()
+    n, diffs = transcript_differences(match, got)
+    return {"rules": rules, "alerts": flagged, "entries_compared": n, "differences": diffs[:20],
+            "reproduced": not diffs}
 
 
 def _layout(rec: dict[str, Any]) -> Any:
@@ -227,7 +298,8 @@ def _die_key(d: dict[str, Any]) -> tuple[Any, ...]:
 
 
 class StateRenderer:
-    """Turns table-state records into images from one camera, keeping dice still between states."""
+    """Builds table-state records physically and renders them from one fixed camera; keeps dice
+    still between states, throws them physically, and moves the hand proxies (:mod:`sim.motion`)."""
 
     def __init__(self, seed: int, style: str | None, elevation: float | None, shadows: bool = False) -> None:
         import pybullet as pb
@@ -249,6 +321,11 @@ class StateRenderer:
         self.seed = seed
         self.dice_poses: dict[tuple[Any, ...], tuple[np.ndarray, tuple[float, ...], dict[str, Any]]] = {}
         self.prev_layout: Any = None
+        self.layout: Any = None
+        self.world: Any = None
+        self.colours: tuple[int, ...] = (2, 2)
+        self.table_dice: dict[int, tuple[np.ndarray, tuple[float, ...]]] = {}
+        self.prev_table_dice: dict[int, tuple[np.ndarray, tuple[float, ...]]] = {}
         self.translucent = bool(self.rng.random() < 0.3)
         self.static: Any = None
         self.meshes: dict[tuple[object, ...], Any] = {}
@@ -256,6 +333,9 @@ class StateRenderer:
         self.shadows = shadows
         self.mismatches = 0  # constructions that did not hold (fell back to a flat die)
         self.value_changed = 0  # dice whose physics value still differs from the script's
+        self.throws = 0
+        self.throw_fallbacks = 0  # throws that never came to rest as scripted (dice placed instead)
+        self.renders = 0
 
     def close(self) -> None:
         self.renderer.close()
@@ -263,11 +343,22 @@ class StateRenderer:
 
     def frame(self, rec: dict[str, Any], force_reason: dict[int, str] | None = None
               ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Image (RGB) and the record as physics made it (dice labels, pixel centres)."""
-        from sim.camera import distort, effects
+        """Image (RGB) and the record as physics made it (dice labels, pixel centres), hands held
+        still over their targets."""
+        from sim.motion import hand_matrix
+
+        out = self.build(rec, force_reason)
+        hands = []
+        for h in rec.get("hands", []):
+            tip, z, _act = self.hand_target(h, "")
+            hands.append((str(h.get("side", "near")), hand_matrix(str(h.get("side", "near")), tip, z), str(h.get("over"))))
+        return self.render(hands), out
+
+    def build(self, rec: dict[str, Any], force_reason: dict[int, str] | None = None) -> dict[str, Any]:
+        """Make ``rec`` physical in a new world (``self.world``); returns the record with the dice as
+        physics labels them. Dice rolling, in the cup or lifted wait parked out of view."""
         from sim.dicestate import physics_label, place_die
         from sim.physics import World, quat_for_top
-        from sim.render import SceneLook, _pips_for
 
         layout = _layout(rec)
         cube = rec.get("cube") or {"zone": "absent", "value": 64}
@@ -280,6 +371,8 @@ class StateRenderer:
         colours = tuple(0 if o == "light" else 1 if o == "dark" else 2 for o in owners + [None] * (2 - len(owners)))
         world = World.build(self.spec, layout, client=self.client, die_friction=0.35, cube_zone=zone,
                             cube_value=value, dice_colours=(colours[0], colours[1]), rng=zrng)
+        self.world = world
+        self.colours = colours
         out = dict(rec)
         out_dice = []
         for k, d in enumerate(dice_recs):
@@ -287,13 +380,7 @@ class StateRenderer:
             state = d.get("state")
             half = d.get("half") or "right"
             reason = (force_reason or {}).get(k, d.get("reason") or "flat_board")
-            if state == "rolling":
-                x0, x1, y0, y1 = self.spec.half_rect(half)
-                pos = (float(self.rng.uniform(x0 + 3, x1 - 3)), float(self.rng.uniform(y0 + 4, y1 - 4)),
-                       float(self.rng.uniform(2.0, 6.0)))
-                q = tuple(self.pb.getQuaternionFromEuler(list(self.rng.uniform(-math.pi, math.pi, 3))))
-                world.set_pose(uid, pos, q)
-            elif state == "at_rest" and d.get("value"):
+            if state == "at_rest" and d.get("value"):
                 key = (*_die_key(d), reason)
                 if key in self.dice_poses:
                     pos0, q0, lab = self.dice_poses[key]
@@ -331,7 +418,7 @@ class StateRenderer:
                     self.dice_poses[key] = (p, q, lab)
                     d.update(lab)
             else:
-                # in the cup or lifted: parked at rest on the table, far outside the view
+                # rolling (the throw moves it), in the cup or lifted: parked at rest, far outside the view
                 world.set_pose(uid, (PARK_X + 5 * k, PARK_Y, -self.spec.base + self.spec.die / 2 + 0.001),
                                quat_for_top(1, 0.0))
             if world.pose(uid)[0][0] < PARK_X - 10:
@@ -340,11 +427,26 @@ class StateRenderer:
             out_dice.append(d)
         out["dice"] = out_dice
         world.sleep_resting()
+        self.prev_layout, self.layout = self.layout, layout
+        self.prev_table_dice = self.table_dice
+        self.table_dice = {k: world.pose(u) for k, u in enumerate(world.dice) if world.pose(u)[0][0] < PARK_X - 10}
+        return out
+
+    def render(self, hands: list[tuple[str, np.ndarray, str]]) -> np.ndarray:
+        """RGB image of ``self.world`` as it is now, with hand meshes at the given (side, 4x4 pose, over)."""
+        from sim.camera import distort, effects
+        from sim.meshes import hand_mesh
+        from sim.render import SKIN, Hand, SceneLook, _pips_for
+
+        world = self.world
         dice_rgb = []
-        for c in colours[:2]:
+        for c in self.colours[:2]:
             dice_rgb.append(self.style.dice_shared if c == 2 else self.style.dice_light if c == 0 else self.style.dice_dark)
         look = SceneLook(self.style, False, dice_rgb, [_pips_for(c) for c in dice_rgb], (120, 84, 52))
-        look.hands = self._hands(world, rec, layout)
+        for side, pose, over in hands:
+            if side not in self.hand_meshes:
+                self.hand_meshes[side] = hand_mesh(np.random.default_rng(self.seed + len(self.hand_meshes)), SKIN[1])
+            look.hands.append(Hand(side, pose, self.hand_meshes[side], over))
         if self.static is None:  # the table, board, rails and bar are built once
             self.static = self.renderer.build_static(world, look, np.random.default_rng(self.seed))
         nodes = self.renderer.add_dynamic(self.static, world, look, self.meshes)
@@ -356,8 +458,8 @@ class StateRenderer:
                 self.static.remove_node(n)
         img = distort(canvas, self.cam)
         img, _fx = effects(img, np.random.default_rng(self.seed + 2))
-        self.prev_layout = layout
-        return img, out
+        self.renders += 1
+        return img
 
     def _free_spot(self, world: Any, half: str, others: list[int]) -> tuple[float, float]:
         from sim.dicestate import _free_spot
@@ -368,40 +470,157 @@ class StateRenderer:
                 return x, y
         return x, y
 
-    def _hands(self, world: Any, rec: dict[str, Any], layout: Any) -> list[Any]:
-        import trimesh
+    # ------------------------------------------------------------------ motion
+    def throw(self, rec: dict[str, Any], nxt: dict[str, Any] | None, force_next: dict[int, str] | None,
+              release: np.ndarray | None, fps: float) -> Any:
+        """Throw the rolling dice of ``rec`` physically (``self.world`` is ``rec`` built). The throw is
+        repeated until the dice come to rest as the next record ``nxt`` says (flat in the rolled half,
+        up to 12 tries); the transcript's values are put on top by :func:`sim.motion.value_fix`, and
+        the resting poses are kept for ``nxt``. Returns the :class:`sim.motion.Throw`."""
+        from sim.dicestate import physics_label
+        from sim.motion import compose, throw_dice, value_fix
+        from sim.physics import face_up
 
-        from sim.meshes import hand_mesh
-        from sim.render import SKIN, Hand
+        world = self.world
+        dice_recs = rec.get("dice", [])[:2]
+        rolling = [k for k, d in enumerate(dice_recs) if d.get("state") == "rolling"]
+        uids = [world.dice[k] for k in rolling]
+        halves = [str(dice_recs[k].get("half") or "right") for k in rolling]
+        rest: dict[int, dict[str, Any]] = {}
+        if nxt is not None:
+            for k, d in enumerate(nxt.get("dice", [])[:2]):
+                if k in rolling and d.get("state") == "at_rest" and d.get("value"):
+                    rest[k] = d
+        snap = world.snapshot()
+        self.throws += 1
+        ok = False
+        th: Any = None
+        for attempt in range(12):
+            if attempt:
+                world.restore(snap)
+            th = throw_dice(world, uids, halves, self.rng, fps, release if attempt == 0 else None)
+            if not th.settled:
+                continue
+            ok = True
+            for j, k in enumerate(rolling):
+                if k not in rest:
+                    continue
+                want = str(rest[k].get("reason") or "flat_board")
+                pl = physics_label(world, uids[j], halves[j])
+                if pl.reason != want or pl.half != halves[j]:
+                    ok = False
+            if ok:
+                break
+        if not ok:
+            self.throw_fallbacks += 1
+        fixes = []
+        for j, k in enumerate(rolling):
+            want_v = rest.get(k, {}).get("value")
+            final_q = th.frames[-1][j][1]
+            fixes.append(value_fix(face_up(final_q), int(want_v)) if want_v else (0.0, 0.0, 0.0, 1.0))
+        th.frames = [[(p, compose(q, fixes[j])) for j, (p, q) in enumerate(fr)] for fr in th.frames]
+        if ok:
+            for j, k in enumerate(rolling):
+                if k not in rest or k in (force_next or {}):
+                    continue
+                p, q = th.frames[-1][j]
+                world.set_pose(uids[j], p, q)
+            self.pb.performCollisionDetection(physicsClientId=self.client)
+            for j, k in enumerate(rolling):
+                if k not in rest or k in (force_next or {}):
+                    continue
+                d = rest[k]
+                pl = physics_label(world, uids[j], halves[j])
+                lab: dict[str, Any] = {"value": pl.value, "reason": pl.reason, "valid": pl.valid}
+                if pl.half is not None:
+                    lab["half"] = pl.half
+                if pl.value != d.get("value"):
+                    self.value_changed += 1
+                reason = str(d.get("reason") or "flat_board")
+                p, q = th.frames[-1][j]
+                self.dice_poses[(*_die_key(d), reason)] = (p, q, lab)
+        return th
 
-        hands: list[Hand] = []
-        for h in rec.get("hands", []):
-            side = h.get("side", "near")
-            over = h.get("over", "board")
-            target = np.array([0.0, 0.0])
-            if over == "dice" and world.dice:
-                target = np.mean([world.pose(d)[0][:2] for d in world.dice if world.pose(d)[0][0] < PARK_X - 10] or
-                                 [np.zeros(2)], axis=0)
-            elif over == "checkers" and self.prev_layout is not None:
-                changed = [i for i in range(24) if layout.points[i] != self.prev_layout.points[i]]
-                if changed:
-                    p = changed[0] + 1
-                    target = np.array([self.spec.point_centre_x(p), self.spec.point_side(p) * self.spec.play_d / 4])
-            elif over == "cube" and world.cube is not None:
-                target = world.pose(world.cube)[0][:2]
-            elif over == "clock":
-                target = np.array([self.spec.x_max + 8.0, (-1 if side == "near" else 1) * 10.0])
-            elif over == "bar":
-                target = np.array([0.0, (-1 if side == "near" else 1) * 6.0])
-            yaw = 0.0 if side == "near" else math.pi
-            pose = trimesh.transformations.rotation_matrix(yaw, [0, 0, 1])
-            # the palm centre sits ~4 cm behind the finger tips: put the tips over the target
-            back = np.array([math.sin(yaw), -math.cos(yaw)]) * 7.0
-            pose[:3, 3] = [target[0] + back[0], target[1] + back[1], 3.0 if h.get("touching") else 7.0]
-            if side not in self.hand_meshes:
-                self.hand_meshes[side] = hand_mesh(np.random.default_rng(self.seed + len(self.hand_meshes)), SKIN[1])
-            hands.append(Hand(side, pose, self.hand_meshes[side], over))
-        return hands
+    def set_dice(self, rolling: list[int], poses: list[tuple[np.ndarray, tuple[float, ...]]]) -> None:
+        for j, k in enumerate(rolling):
+            self.world.set_pose(self.world.dice[k], poses[j][0], poses[j][1])
+
+    def hand_target(self, h: dict[str, Any], action_for: str) -> tuple[np.ndarray, float, dict[str, Any]]:
+        """Finger-tip point (x, y), palm height and the action of hand ``h`` in the current world:
+        ``{"pick": uid, "rest": pose}`` (a checker lifted: added to the world at its slot),
+        ``{"place": uid, "rest": pose}`` (a checker put down), ``{"dice": [k...]}`` (dice lifted)."""
+        from sim.motion import HAND_TIP_BELOW_PALM
+
+        spec, world = self.spec, self.world
+        side = str(h.get("side", "near"))
+        over = str(h.get("over", "board"))
+        s = -1.0 if side == "near" else 1.0
+        touch_z = 3.0 if h.get("touching", True) else 7.0
+        action: dict[str, Any] = {}
+        tip = np.array([0.0, s * 6.0])
+        if over == "checkers" and self.prev_layout is not None and self.layout is not None:
+            change = _layout_change(self.prev_layout, self.layout)
+            if change is not None:
+                place, colour, delta = change
+                if delta < 0:
+                    pos = _slot(spec, self.prev_layout, place, colour)
+                    if action_for:
+                        uid = world._add_checker(colour, pos, "hand", 0)
+                        action = {"pick": uid, "rest": world.pose(uid)}
+                    tip = np.array(pos[:2])
+                    return tip, pos[2] + HAND_TIP_BELOW_PALM, action
+                mine = [u for u in world.checkers if world.bodies[u].place == place and world.bodies[u].colour == colour]
+                if mine:
+                    uid = mine[-1]
+                    p, q = world.pose(uid)
+                    return p[:2].copy(), float(p[2]) + HAND_TIP_BELOW_PALM, {"place": uid, "rest": (p, q)}
+        elif over == "dice":
+            ks = sorted(self.prev_table_dice) if action_for else sorted(self.table_dice)
+            poses = self.prev_table_dice if action_for else self.table_dice
+            if ks:
+                tip = np.mean([poses[k][0][:2] for k in ks], axis=0)
+                if action_for:
+                    action = {"dice": ks, "rest": {k: poses[k] for k in ks}}
+                return tip, spec.die / 2 + HAND_TIP_BELOW_PALM, action
+        elif over == "cube" and world.cube is not None:
+            p = world.pose(world.cube)[0]
+            return p[:2].copy(), float(p[2]) + spec.cube / 2 + 1.6, action
+        elif over == "clock":
+            tip = np.array([spec.x_max + 8.0, s * 10.0])
+            return tip, 4.0, action
+        elif over == "bar":
+            tip = np.array([0.0, s * 6.0])
+            return tip, spec.rail_h + 1.6, action
+        return tip, touch_z, action
+
+
+def _layout_change(before: Any, after: Any) -> tuple[str, int, int] | None:
+    """The first place whose count of one colour changed: (place 'p1'..'p24' | 'bar' | 'off', colour, delta)."""
+    for i in range(24):
+        for c in (0, 1):
+            dlt = after.points[i][c] - before.points[i][c]
+            if dlt:
+                return f"p{i + 1}", c, dlt
+    for c in (0, 1):
+        if after.bar[c] != before.bar[c]:
+            return "bar", c, after.bar[c] - before.bar[c]
+        if after.off[c] != before.off[c]:
+            return "off", c, after.off[c] - before.off[c]
+    return None
+
+
+def _slot(spec: Any, layout: Any, place: str, colour: int) -> tuple[float, float, float]:
+    """Resting centre of the top checker of ``colour`` at ``place`` in ``layout`` (the one a hand lifts)."""
+    if place == "bar":
+        n = layout.bar[colour]
+        return spec.bar_slots(colour, n)[n - 1]
+    if place == "off":
+        n = layout.off[colour]
+        return spec.off_slots(colour, n)[n - 1]
+    p = int(place[1:])
+    n_l, n_d = layout.points[p - 1]
+    slots = spec.checker_slots(p, n_l + n_d)
+    return slots[n_l - 1] if colour == 0 else slots[-1]
 
 
 VideoFrame = tuple[int, float, np.ndarray, "dict[str, Any] | None"]
@@ -460,13 +679,142 @@ def _camera_json(sr: StateRenderer) -> dict[str, Any]:
             "corners8_px": np.round(cam.project(np.array(corners["corners8"])), 2).tolist()}
 
 
+MOVE_S = 0.45
+"""Seconds a hand takes to reach what it acts on (or its seat edge when leaving), added to the script's
+hold of each hand state in the video's time line."""
+LIFT_S = 0.25
+
+
+def _same_state(a: dict[str, Any] | None, b: dict[str, Any]) -> bool:
+    if a is None:
+        return False
+    skip = ("t", "frame")
+    return {k: v for k, v in a.items() if k not in skip} == {k: v for k, v in b.items() if k not in skip}
+
+
+def _sides(rec: dict[str, Any] | None) -> set[str]:
+    return {str(h.get("side", "near")) for h in (rec or {}).get("hands", [])}
+
+
+def _rolling(rec: dict[str, Any] | None) -> list[int]:
+    return [k for k, d in enumerate((rec or {}).get("dice", [])[:2]) if d.get("state") == "rolling"]
+
+
+class _Segment:
+    """What moves while one table state is in force: a throw, hand paths, carried bodies."""
+
+    def __init__(self, hold: float) -> None:
+        from sim.motion import HandPath
+
+        self.duration = hold
+        self.throw: Any = None
+        self.rolling: list[int] = []
+        self.paths: list[tuple[HandPath, str, dict[str, Any]]] = []
+
+    def moving(self, tau: float) -> bool:
+        if self.throw is not None and tau * 1.0 < self.throw.rest_index * self.dt:
+            return True
+        return any(p.moving(tau) for p, _o, _a in self.paths)
+
+    dt = 0.1
+
+
+def _plan_segment(sr: StateRenderer, rec: dict[str, Any], prev: dict[str, Any] | None, nxt: dict[str, Any] | None,
+                  force_next: dict[int, str] | None, hold: float, fps: float, hand_end: dict[str, np.ndarray],
+                  release: dict[str, Any]) -> _Segment:
+    """Plan the motion of one state (``sr.world`` is ``rec`` built). ``hand_end``: where each side's hand
+    was at the end of the previous segment (updated); ``release``: where a hand holding dice will let
+    them go (set by a pick-up, used by the next throw)."""
+    from sim.motion import HandPath, hand_matrix, release_point, seat_edge
+
+    del hand_matrix
+    seg = _Segment(hold)
+    seg.dt = 1.0 / fps
+    spec = sr.spec
+    if _same_state(prev, rec):  # nothing new happens: hands (if any) stay where they are
+        for side, at in hand_end.items():
+            path = HandPath(side)
+            path.keys = [(0.0, at)]
+            seg.paths.append((path, "board", {}))
+        return seg
+    rolling = _rolling(rec)
+    if rolling and _rolling(prev) != rolling:
+        seg.rolling = rolling
+        seg.throw = sr.throw(rec, nxt, force_next, release.pop("at", None), fps)
+        seg.duration = max(hold, (seg.throw.rest_index + 1) / fps)
+    sides_now = _sides(rec)
+    for side in sorted(set(hand_end) - sides_now):  # a hand still out from the last state goes home
+        path = HandPath(side)
+        start = hand_end.pop(side)
+        path.keys = [(0.0, start), (MOVE_S, seat_edge(spec, side, float(start[0])))]
+        seg.paths.append((path, "board", {}))
+        seg.duration = max(seg.duration, MOVE_S)
+    leaving = not (_rolling(nxt) and not _rolling(rec))  # a hand holding dice about to be thrown stays
+    for h in rec.get("hands", []):
+        side = str(h.get("side", "near"))
+        tip, palm_z, action = sr.hand_target(h, "plan")
+        target = np.array([tip[0], tip[1], palm_z])
+        start = hand_end.get(side, seat_edge(spec, side, float(tip[0])))
+        path = HandPath(side)
+        path.keys = [(0.0, start), (MOVE_S, target)]
+        t_end = MOVE_S + hold
+        if "pick" in action:
+            up = target + np.array([0.0, 0.0, 3.0])
+            path.keys.append((MOVE_S + LIFT_S, up))
+            path.carry.append((MOVE_S, 1e9, [action["pick"]]))
+        elif "place" in action:
+            path.carry.append((0.0, MOVE_S, [action["place"]]))
+        elif "dice" in action:
+            for k in action["dice"]:
+                p, q = action["rest"][k]
+                sr.world.set_pose(sr.world.dice[k], p, q)
+            roll = _rolling(nxt)
+            if roll and nxt is not None:
+                half = str(nxt["dice"][roll[0]].get("half") or "right")
+                r = release_point(spec, half, sr.rng)
+                release["at"] = r
+                path.keys.append((MOVE_S + max(hold, MOVE_S), np.array([r[0], r[1], r[2] + 2.2])))
+                t_end = MOVE_S + max(hold, MOVE_S)
+            path.carry.append((MOVE_S, 1e9, [sr.world.dice[k] for k in action["dice"]]))
+        path.keys.append((t_end, path.keys[-1][1]))
+        if side not in _sides(nxt) and leaving:
+            path.keys.append((t_end + MOVE_S, seat_edge(spec, side, float(path.keys[-1][1][0]))))
+        else:
+            hand_end[side] = path.keys[-1][1]
+        seg.paths.append((path, str(h.get("over", "board")), action))
+        seg.duration = max(seg.duration, path.keys[-1][0])
+    return seg
+
+
+def _pose_segment(sr: StateRenderer, seg: _Segment, tau: float) -> list[tuple[str, np.ndarray, str]]:
+    """Put the world's moving bodies where they are at ``tau`` into the segment; returns the hands."""
+    from sim.motion import HAND_TIP_BELOW_PALM, hand_matrix
+
+    if seg.throw is not None:
+        j = min(len(seg.throw.frames) - 1, int(round(tau / seg.dt)))
+        sr.set_dice(seg.rolling, seg.throw.frames[j])
+    hands = []
+    for path, over, action in seg.paths:
+        p = path.at(tau)
+        hands.append((path.side, hand_matrix(path.side, p[:2], float(p[2])), over))
+        carried = path.carried(tau)
+        for n, uid in enumerate(carried):
+            _pos, q = sr.world.pose(uid)
+            off = (n - (len(carried) - 1) / 2) * sr.spec.die * 1.3
+            sr.world.set_pose(uid, (float(p[0] + off), float(p[1]), float(p[2] - HAND_TIP_BELOW_PALM)), q)
+        if "place" in action and not carried:
+            sr.world.set_pose(action["place"], *action["rest"])
+    return hands
+
+
 def _frames_from_steps(steps: Iterable[Any], *, seed: int, fps: float, max_seconds: float, style: str | None,
                        inject: list[str], inject_at: int, elevation: float | None, shadows: bool,
                        motion_every: int, on_record: Callable[[dict[str, Any]], None] | None,
                        info: dict[str, Any] | None) -> Iterator[VideoFrame]:
+    import time
+
     import cv2
 
-    del motion_every
     records: list[tuple[float, dict[str, Any]]] = []
     for st in steps:
         if st.t > max_seconds:
@@ -478,36 +826,72 @@ def _frames_from_steps(steps: Iterable[Any], *, seed: int, fps: float, max_secon
         raise ValueError("the script produced no table states")
     forced = _forced_reasons(states, inject, inject_at)
     sr = StateRenderer(seed, style, elevation, shadows)
+    t_wall = time.time()
     try:
         if info is not None:
             info["camera"] = _camera_json(sr)
-        duration = min(max_seconds, states[-1][0] + 2.0)
-        n_frames = int(duration * fps) + 1
-        cur = -1
         h, w = sr.cam.height, sr.cam.width
         img: np.ndarray = np.zeros((h, w, 3), np.uint8)
         rec_out: dict[str, Any] = {}
         oi = 0
-        for k in range(n_frames):
-            t = k / fps
-            idx = cur
-            while idx + 1 < len(states) and states[idx + 1][0] <= t + 1e-9:
-                idx += 1
-            idx = max(idx, 0)
-            if idx != cur:
-                cur = idx
-                rgb, rec_out = sr.frame(states[idx][1], forced.get(idx))
-                img = np.asarray(cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), dtype=np.uint8)
-            while oi < len(others) and (others[oi][0] <= t + 1e-9 or k == 0 and others[oi][1].get("type") == "match_setup"):
-                if on_record is not None:
-                    on_record(dict(others[oi][1]))
-                oi += 1
-            yield k, round(t, 4), img, {**rec_out, "frame": k, "t": round(t, 4), "source": "sim.video"}
+        k = 0
+        seg_start = 0.0
+        hand_end: dict[str, np.ndarray] = {}
+        release: dict[str, Any] = {}
+        prev: dict[str, Any] | None = None
+        motion_frames = 0
+        done = False
+        for i, (t_i, rec) in enumerate(states):
+            nxt = states[i + 1][1] if i + 1 < len(states) else None
+            hold = (states[i + 1][0] - t_i) if nxt is not None else 2.0
+            same = _same_state(prev, rec)
+            if not same:
+                rec_out = sr.build(rec, forced.get(i))
+            seg = _plan_segment(sr, rec, prev, nxt, forced.get(i + 1), hold, fps, hand_end,
+                                release)
+            first = True
+            last_render = -10**9
+            was_moving = False
+            while k / fps < seg_start + seg.duration - 1e-9:
+                t = k / fps
+                if t > max_seconds + 1e-9:
+                    done = True
+                    break
+                tau = t - seg_start
+                moving = seg.moving(tau)
+                render = ((first and not same) or (moving and k - last_render >= motion_every)
+                          or (not moving and was_moving) or (first and bool(seg.paths)))
+                if render:
+                    hands = _pose_segment(sr, seg, tau)
+                    img = np.asarray(cv2.cvtColor(sr.render(hands), cv2.COLOR_RGB2BGR), dtype=np.uint8)
+                    last_render = k
+                    if moving:
+                        motion_frames += 1
+                first = False
+                was_moving = moving
+                while oi < len(others) and (others[oi][0] <= t_i + min(tau, hold) + 1e-9 or
+                                            others[oi][1].get("type") == "match_setup"):
+                    if on_record is not None:
+                        on_record(dict(others[oi][1]))
+                    oi += 1
+                yield k, round(t, 4), img, {**rec_out, "frame": k, "t": round(t, 4), "source": "sim.video"}
+                k += 1
+            seg_start += seg.duration
+            prev = rec
+            if done:
+                break
+        while oi < len(others) and not done:
+            if on_record is not None:
+                on_record(dict(others[oi][1]))
+            oi += 1
         if info is not None:
-            info["summary"] = {"frames": n_frames, "fps": fps, "seconds": round(duration, 2),
-                               "table_states": len(states), "dice_constructions_failed": sr.mismatches,
+            info["summary"] = {"frames": k, "fps": fps, "seconds": round(k / fps, 2),
+                               "table_states": len(states), "renders": sr.renders, "motion_renders": motion_frames,
+                               "throws": sr.throws, "throws_placed_instead": sr.throw_fallbacks,
+                               "dice_constructions_failed": sr.mismatches,
                                "dice_value_differs_from_script": sr.value_changed,
-                               "injected": list(inject), "cocked_die_states": len(forced)}
+                               "injected": list(inject), "cocked_die_states": len(forced),
+                               "render_wall_s": round(time.time() - t_wall, 1)}
     finally:
         sr.close()
 
@@ -610,6 +994,11 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--shadows", action="store_true", help="render shadows (about 3x slower)")
     ap.add_argument("--motion-every", type=int, default=3,
                     help="render moving scenes (throws, hands) every n-th frame, repeat the image in between")
+    ap.add_argument("--rolls", type=int, default=None,
+                    help="with --random: stop after this many plays, the player behind in the race resigns")
+    ap.add_argument("--step-s", type=float, default=0.4, help="script seconds between two snapshots of activity")
+    ap.add_argument("--check", action="store_true",
+                    help="feed states.jsonl to the referee and compare its transcript with the one played")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
     for name in a.inject:
@@ -631,7 +1020,7 @@ def main(argv: list[str]) -> int:
     from sim.script import ScriptOptions, script_match
 
     if a.random:
-        match = random_match(np.random.default_rng(np.random.SeedSequence([a.seed, 0xA11])))
+        match = random_match(np.random.default_rng(np.random.SeedSequence([a.seed, 0xA11])), rolls=a.rolls)
     else:
         from rules.matfile import MatSyntaxError, load
 
@@ -660,17 +1049,23 @@ def main(argv: list[str]) -> int:
             return 2
         # the script takes the score of the first game it plays from that game's score line
         match = replace(match, games=match.games[a.from_game - 1:])
+    opts = ScriptOptions(step_s=a.step_s)
     turn_level = [n for n in a.inject if n in TURN_LEVEL]
     if turn_level:
-        steps: Iterator[Any] = irregular_script(match, ScriptOptions(), turn_level, a.inject_at, a.seed)
+        steps: Iterator[Any] = irregular_script(match, opts, turn_level, a.inject_at, a.seed)
         notes += [f"{n}: at turn/roll {a.inject_at}" for n in turn_level]
     else:
-        steps = script_match(match, ScriptOptions())
+        steps = script_match(match, opts)
     summary = render_video(steps, a.out, seed=a.seed, fps=a.fps, max_seconds=a.max_seconds, style=a.style,
                            inject=a.inject, inject_at=a.inject_at, elevation=a.elevation, progress=not a.quiet,
                            shadows=a.shadows, motion_every=max(1, a.motion_every))
     if notes:
         summary["injection_notes"] = notes
-        (a.out / "summary.json").write_text(json.dumps(summary, indent=1))
+    from rules.matfile import dump
+
+    dump(match, a.out / "played.mat")
+    if a.check:
+        summary["referee"] = referee_check(a.out / "states.jsonl", match)
+    (a.out / "summary.json").write_text(json.dumps(summary, indent=1))
     print(json.dumps(summary))
     return 0

@@ -63,7 +63,7 @@ log = logging.getLogger("gammonwatch.server")
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY_BYTES = 256 * 1024
 MAX_DELAY_S = 600.0
-WS_KINDS = frozenset({"view", "alert", "alert_status", "table", "frame"})
+WS_KINDS = frozenset({"view", "alert", "alert_status", "table", "frame", "pipeline"})
 
 IdParam = Annotated[str, PathParam(pattern=r"^[A-Za-z0-9_-]{1,32}$", max_length=32)]
 AlertIdParam = Annotated[str, PathParam(pattern=r"^[A-Za-z0-9_-]{1,48}$", max_length=48)]
@@ -375,6 +375,17 @@ def _add_routes(app: FastAPI) -> None:
         if t.frame is None:
             raise NotFound(f"table {table_id!r} has no camera frame (its states come from a recorded stream)")
         return Response(t.frame.jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    @app.get("/api/tables/{table_id}/pipeline", tags=["tables"])
+    async def get_pipeline(table_id: IdParam, live: LiveDep) -> dict[str, Any]:
+        """The live pipeline of the table (``serve --source``, ``demo``): source state (running,
+        reconnecting, ended, error), frames read, processed and dropped, recognitions, and per-stage
+        timings in ms (capture, vision, tracker, referee, push: last, p50, p95, mean); 404 when the
+        table is not fed by a camera pipeline."""
+        t = live.table(table_id)
+        if t.pipeline is None:
+            raise NotFound(f"table {table_id!r} has no live pipeline (it is fed by a recorded stream or the API)")
+        return t.pipeline
 
     # ---------------------------------------------------------------------------------- matches
     @app.post("/api/tables/{table_id}/matches", tags=["matches"], status_code=201, dependencies=[Auth])

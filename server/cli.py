@@ -12,7 +12,7 @@ import sys
 
 # subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("server.demo", "run the whole pipeline on a simulated table and show the monitor page"),
+    "demo": ("server.livedemo", "run the whole pipeline on a simulated table and show the monitor page"),
     "serve": ("server.serve", "live monitoring from a camera, video, image folder, stream or recorded states"),
     "calibrate": ("calibration.cli", "camera intrinsics (ChArUco) and board localisation"),
     "recognize": ("vision.cli", "one image -> table state JSON"),

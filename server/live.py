@@ -20,7 +20,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from rules.referee.tablestate import TableState, TableStateError
 from server.engine import Engine, EngineError, EngineFactory
@@ -39,6 +39,10 @@ DECISION_STATUS = {
     "let_stand": "let_stand",
     "require_correction": "correction_required",
 }
+
+
+class StageTimer(Protocol):
+    def add(self, stage: str, ms: float) -> None: ...
 
 
 class NotFound(LookupError):
@@ -92,6 +96,8 @@ class TableRecord:
     created: float
     match: MatchRecord | None = None
     frame: FrameInfo | None = None
+    pipeline: dict[str, Any] | None = None
+    """The live pipeline's status (source state, frames, drops, per-stage timings); not logged."""
 
     def info(self) -> dict[str, Any]:
         return {
@@ -116,6 +122,8 @@ class Live:
         self.matches: dict[str, MatchRecord] = {}
         self._replaying = False
         self.restored_events = 0
+        self.stage_times: dict[str, StageTimer] = {}
+        """Per table: where the referee and push times go (a ``server.pipeline.StageTimes``, set by the pipeline's feed)."""
         self.replay_errors: list[str] = []
         """Events of the log that could not be replayed at start-up (shown by /api/health)."""
 
@@ -232,9 +240,15 @@ class Live:
         m.states += 1
         m.last_state = raw
         m.last_state_ts = ts
+        timer = None if self._replaying else self.stage_times.get(table_id)
+        t0 = time.perf_counter()
         alerts = m.engine.feed(parsed)
+        t1 = time.perf_counter()
         added = self._record_alerts(t, m, alerts, ts)
         self._publish_view(t)
+        if timer is not None:
+            timer.add("referee", (t1 - t0) * 1e3)
+            timer.add("push", (time.perf_counter() - t1) * 1e3)
         return added
 
     def _record_alerts(self, t: TableRecord, m: MatchRecord, alerts: list[dict[str, Any]], ts: float) -> list[dict[str, Any]]:
@@ -302,6 +316,12 @@ class Live:
         t.frame = frame
         self.hub.publish(table_id, "frame", {"frame": frame.meta()})
 
+    def set_pipeline(self, table_id: str, status: dict[str, Any]) -> None:
+        """The live pipeline's status for the pages (latest only; not logged)."""
+        t = self.table(table_id)
+        t.pipeline = status
+        self.hub.publish(table_id, "pipeline", {"pipeline": status})
+
     # ----------------------------------------------------------------------------- views
     def view(self, table_id: str) -> dict[str, Any]:
         """What the pages draw: the table as seen, the match as the referee follows it."""
@@ -331,7 +351,7 @@ class Live:
         """What a new WebSocket subscriber starts from: the view, the alerts and the latest camera frame."""
         frame = self.table(table_id).frame
         return {"view": self.view(table_id), "alerts": self.alerts(table_id),
-                "frame": None if frame is None else frame.meta()}
+                "frame": None if frame is None else frame.meta(), "pipeline": self.table(table_id).pipeline}
 
     def transcript(self, match_id: str) -> str:
         return self.match(match_id).engine.transcript_mat()

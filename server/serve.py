@@ -1,21 +1,35 @@
-"""``gammonwatch serve``: the web server, fed by a recorded table-state stream (or, later, a camera).
+"""``gammonwatch serve``: the web server, fed by a camera, a video, an image folder, a stream or a recorded stream.
 
-    gammonwatch serve --replay STATES.jsonl [--speed 2] [--host 127.0.0.1] [--port 8000]
-                      [--db gammonwatch.db | postgresql://...] [--rules usbgf-2019]
-                      [--table t1] [--name "Feature table 1"] [--players Ann Bob] [--length 7]
+    gammonwatch serve --source camera:0 --calibration PROFILE.json      # live camera (reopened if it drops)
+    gammonwatch serve --source video:match.mp4 --calibration PROFILE.json [--speed 0] [--exit-at-end]
+    gammonwatch serve --source rtsp://host/stream --calibration PROFILE.json
+    gammonwatch serve --source images:DIR --calibration PROFILE.json [--fps 10]
+    gammonwatch serve --replay STATES.jsonl [--speed 2]                 # recorded table states, no vision
     gammonwatch serve                      # the server alone: tables and states over the REST API
-    gammonwatch serve --source camera:0 --calibration PROFILE.json   # not available yet (issue 7)
+    common: [--host 127.0.0.1] [--port 8000] [--db gammonwatch.db | postgresql://...] [--rules usbgf-2019]
+            [--table t1] [--name "Feature table 1"] [--players Ann Bob] [--length 7]
+            [--match-setup FILE] [--end-signal clock|bar_tap|lift_dice]
+
+A live source runs the pipeline of ``server/pipeline.py`` (motion, hands, dice, board recognition,
+tracker) and feeds every table state to the referee; the monitor page shows the camera, the
+source's status and per-stage timings (also ``GET /api/tables/{id}/pipeline``). ``--calibration``
+takes a profile from ``gammonwatch calibrate board`` or a simulator ``camera.json``.
+``--match-setup`` reads the match (players, length, orientation, end signal) from a JSON file or the
+``match_setup`` line of a JSON-lines file (as ``gammonwatch sim`` writes).
 
 It prints the monitor page's URL and the monitor token. The event log survives restarts: run the
-same command again and the server rebuilds its state from the log and carries on the replay from the
-first state not yet fed.
+same command again and the server rebuilds its state from the log and carries on from the first
+state not yet fed.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from server.app import Settings, create_app
@@ -32,8 +46,15 @@ def build_parser() -> argparse.ArgumentParser:
     src = p.add_mutually_exclusive_group()
     src.add_argument("--replay", metavar="STATES.jsonl", help="play a recorded table-state stream in real time")
     src.add_argument("--source", metavar="SPEC", help="camera:N | video:PATH | rtsp://... | images:DIR | replay:PATH")
-    p.add_argument("--calibration", metavar="PROFILE", help="calibration profile for a live --source")
-    p.add_argument("--speed", type=float, default=1.0, help="replay speed factor (2 = twice as fast, 0 = no waiting)")
+    p.add_argument("--calibration", metavar="PROFILE", help="calibration profile (or simulator camera.json) for a live --source")
+    p.add_argument("--speed", type=float, default=1.0,
+                   help="replay / video speed factor (2 = twice as fast; 0 = no waiting: every video frame, as fast as vision goes)")
+    p.add_argument("--fps", type=float, default=30.0, help="frame rate of an images:DIR source (default 30)")
+    p.add_argument("--buffer", type=int, default=8, help="frames queued between capture and vision; the oldest are dropped beyond it")
+    p.add_argument("--exit-at-end", action="store_true", help="stop the server when a video file or image folder ends")
+    p.add_argument("--match-setup", metavar="FILE", help="match set-up JSON (or the match_setup line of a JSON-lines file)")
+    p.add_argument("--end-signal", choices=["clock", "bar_tap", "lift_dice"],
+                   help="how a turn ends at this table (default: the set-up's, else the rule set's)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--db", help="event log: SQLite path or postgresql:// URL (default: $GAMMONWATCH_DB or gammonwatch.db)")
@@ -48,7 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def match_for(args: argparse.Namespace, setup: dict[str, Any] | None) -> MatchCreate:
     """The match to start: the stream's ``match_setup`` line, overridden by the command line."""
-    s = setup or {}
+    s = dict(setup or {})
+    if getattr(args, "end_signal", None):
+        s["end_signal"] = args.end_signal
     orientation = s.get("orientation") or {}
     players = args.players or s.get("players") or ("Player 1", "Player 2")
     score = s.get("score", (0, 0))
@@ -67,7 +90,33 @@ def match_for(args: argparse.Namespace, setup: dict[str, Any] | None) -> MatchCr
     )
 
 
-def feed_job(source: Source, table: TableCreate, match: MatchCreate) -> Any:
+def read_match_setup(path: str) -> dict[str, Any]:
+    """The ``match_setup`` object of a JSON file, or the first ``match_setup`` line of a JSON-lines file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"--match-setup {p}: cannot read it ({exc})") from None
+    try:
+        obj = json.loads(text)
+        if isinstance(obj, dict):
+            return obj
+    except json.JSONDecodeError:
+        pass
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"--match-setup {p} line {n}: not JSON ({exc})") from None
+        if isinstance(rec, dict) and rec.get("type") == "match_setup":
+            return rec
+    raise ValueError(f"--match-setup {p}: no match_setup object; give a JSON object with players, length, ... "
+                     "or a JSON-lines file with a match_setup line")
+
+
+def feed_job(source: Source, table: TableCreate, match: MatchCreate, on_end: Callable[[], None] | None = None) -> Any:
     """A lifespan background task that feeds ``source`` into the table, resuming after a restart."""
 
     async def run(live: Live) -> None:
@@ -80,6 +129,9 @@ def feed_job(source: Source, table: TableCreate, match: MatchCreate) -> Any:
         if skip:
             log.info("resuming %s after the %d states already in the event log", source.description, skip)
         fed = rejected = 0
+        times = getattr(source, "times", None)
+        if times is not None:
+            live.stage_times[t.id] = times
         async for item in source.items(skip):
             if item.state is not None:
                 try:
@@ -96,7 +148,11 @@ def feed_job(source: Source, table: TableCreate, match: MatchCreate) -> Any:
                     log.error("table %s: announcement %s rejected: %s", t.id, act, exc)
             if item.frame is not None:
                 live.set_frame(t.id, item.frame)
+            if item.status is not None:
+                live.set_pipeline(t.id, {**item.status, "states_fed": fed, "states_rejected": rejected})
         log.info("%s finished: %d states fed, %d rejected", source.description, fed, rejected)
+        if on_end is not None:
+            on_end()
 
     return run
 
@@ -106,19 +162,24 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     spec = f"replay:{args.replay}" if args.replay else args.source
     background = []
+    server_box: list[Any] = []  # the uvicorn server, for --exit-at-end
     if spec:
         try:
-            source = open_source(spec, speed=args.speed, calibration=args.calibration)
+            source = open_source(spec, speed=args.speed, calibration=args.calibration, buffer=args.buffer)
+            if args.fps and hasattr(source, "fps"):
+                source.fps = args.fps
         except (SourceUnavailable, SourceError) as exc:
             print(f"gammonwatch serve: {exc}", file=sys.stderr)
             return 2
         try:
-            match = match_for(args, getattr(source, "match_setup", None))
+            setup = read_match_setup(args.match_setup) if args.match_setup else getattr(source, "match_setup", None)
+            match = match_for(args, setup)
         except ValueError as exc:
             print(f"gammonwatch serve: bad match settings: {exc}", file=sys.stderr)
             return 2
         table = TableCreate(id=args.table, name=args.name, source=spec)
-        background.append(feed_job(source, table, match))
+        on_end = (lambda: server_box[0].__setattr__("should_exit", True)) if args.exit_at_end else None
+        background.append(feed_job(source, table, match, on_end))
     settings = Settings.from_env(db=args.db, rules=args.rules)
     try:  # fail here, with the fix, rather than in the server's start-up
         EventLog.open(settings.db).close()
@@ -143,6 +204,7 @@ def main(argv: list[str]) -> int:
         print("gammonwatch: monitor token from GAMMONWATCH_TOKEN", flush=True)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level, ws="auto")
     server = uvicorn.Server(config)
+    server_box.append(server)
     try:
         server.run()
     except OSError as exc:

@@ -142,6 +142,10 @@
         for (const a of msg.alerts) addAlert(a, false);
         render(msg.view);
         if (msg.frame) showFrame(msg.frame);
+        showPipeline(msg.pipeline || null);
+        break;
+      case "pipeline":
+        showPipeline(msg.pipeline);
         break;
       case "view":
         render(msg.view);
@@ -224,6 +228,42 @@
       $("mat").textContent = r.ok ? await r.text() : "(transcript not available: " + r.status + ")";
       $("mat").scrollTop = $("mat").scrollHeight;
     }, 150);
+  }
+
+  // ------------------------------------------------------------------ pipeline
+  const STAGES = ["capture", "vision", "tracker", "referee", "push"];
+  const STATE_CLASS = { running: "ok", ended: "", stopped: "", starting: "", reconnecting: "bad", error: "bad" };
+
+  function showPipeline(p) {
+    const panel = $("pipeline");
+    if (!p) { panel.hidden = true; return; }
+    panel.hidden = false;
+    $("pipe-state").textContent = p.state;
+    $("pipe-state").className = "pill " + (STATE_CLASS[p.state] || "");
+    $("pipe-source").textContent = p.source || "";
+    $("pipe-note").hidden = !p.note;
+    $("pipe-note").textContent = p.note || "";
+    $("pipe-msg").textContent = p.error || p.message || "";
+    const rt = p.realtime_factor == null ? "–" : p.realtime_factor.toFixed(2) + "× real time";
+    $("pipe-counts").textContent =
+      `frames ${p.frames_processed} processed of ${p.frames_read} read · ${p.frames_dropped} dropped · ` +
+      `${p.processed_fps} fps · ${p.recognitions} full recognitions · ${p.states_fed ?? p.states} states to the referee` +
+      (p.states_rejected ? ` (${p.states_rejected} rejected)` : "") +
+      ` · table time ${p.video_t.toFixed(1)} s · ${rt}` + (p.reconnects ? ` · ${p.reconnects} reconnects` : "");
+    const body = $("pipe-times").querySelector("tbody");
+    body.innerHTML = "";
+    const t = p.timings_ms || {};
+    for (const s of STAGES.concat(Object.keys(t).filter((k) => !STAGES.includes(k)))) {
+      const v = t[s];
+      const tr = document.createElement("tr");
+      const cells = v ? [s, v.last_ms, v.p50_ms, v.p95_ms, v.mean_ms, v.n] : [s, "–", "–", "–", "–", 0];
+      cells.forEach((c, i) => {
+        const td = document.createElement("td");
+        td.textContent = typeof c === "number" && i > 0 && i < 5 ? c.toFixed(1) + " ms" : String(c);
+        tr.appendChild(td);
+      });
+      body.appendChild(tr);
+    }
   }
 
   // ------------------------------------------------------------------ camera

@@ -105,12 +105,12 @@ def test_live_sources_say_they_are_not_available_yet(spec):
     assert main(["--source", spec, "--calibration", "board.json"]) == 2
 
 
-def test_live_source_message_names_the_alternative(capsys):
+def test_a_live_source_without_calibration_names_the_fix(capsys):
     from server.serve import main
 
     assert main(["--source", "camera:0"]) == 2
     err = capsys.readouterr().err
-    assert "not available yet" in err and "--replay STATES.jsonl" in err
+    assert "--calibration" in err and "gammonwatch calibrate board" in err
 
 
 def test_a_bad_replay_file_is_named_with_its_line(tmp_path, capsys):

@@ -1,0 +1,370 @@
+"""The live pipeline: camera frames in, table states for the referee out (issue 7), in one place.
+
+::
+
+    frames (id, timestamp)                       vision.sources.VideoSource: bounded queue, drop oldest (live)
+      -> MotionDetector          every frame      vision.tracker (small grey copy)
+      -> hands                   every frame      background difference touching a seat's edge
+      -> FrameRecognizer.locate  moving frames    dice boxes (tracker follows them)
+      -> FrameRecognizer.read    quiet frames     board, dice values and validity (when the tracker wants it)
+      -> Tracker.update          every frame      stable table states (the referee's schema)
+      -> server.live             each state       event log, referee, WebSocket push
+
+:class:`FramePipeline` is the synchronous part (one frame at a time; used by ``gammonwatch serve
+--source``, ``gammonwatch demo``, ``scripts/eval_e2e.py`` and the tests). :class:`StageTimes` keeps
+per-stage timings (capture, vision, tracker, referee, push) that the monitor page and
+``GET /api/tables/{id}/pipeline`` show. :func:`load_profile` reads a calibration profile, or a
+simulator ``camera.json`` (``gammonwatch sim video``), with errors that name the file and the fix.
+
+Decisions are never dropped: only frames are (by the bounded queue of a live source); every table
+state the tracker emits reaches the referee.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.errors import CalibrationError, ProfileError
+from calibration.profile import CalibrationProfile
+from vision.dice_detect import detect_dice
+from vision.dice_validity import die_board_xy, half_of
+from vision.observation import DieObservation
+from vision.recognizer import FrameRecognizer, Recognition, die_px_range
+from vision.tracker import HandObservation, Motion, MotionDetector, Tracker, TrackerConfig, outer_corners
+
+U8 = npt.NDArray[np.uint8]
+Box = tuple[float, float, float, float]
+STAGES = ("capture", "vision", "tracker", "referee", "push")
+"""The stages whose time is measured and shown (milliseconds per frame or per state)."""
+UNIFORM = np.full(6, 1 / 6)
+
+
+class PipelineError(ValueError):
+    """A pipeline input that cannot be used (calibration, frame size); the message names the fix."""
+
+
+# ----------------------------------------------------------------------------------------- timings
+class StageTimes:
+    """Rolling per-stage timings (last ``window`` samples), thread-safe; ``summary()`` is JSON-ready."""
+
+    def __init__(self, window: int = 300) -> None:
+        self._lock = threading.Lock()
+        self._samples: dict[str, deque[float]] = {s: deque(maxlen=window) for s in STAGES}
+        self._counts: dict[str, int] = dict.fromkeys(STAGES, 0)
+
+    def add(self, stage: str, ms: float) -> None:
+        with self._lock:
+            if stage not in self._samples:
+                self._samples[stage] = deque(maxlen=self._samples[STAGES[0]].maxlen)
+                self._counts[stage] = 0
+            self._samples[stage].append(float(ms))
+            self._counts[stage] += 1
+
+    def summary(self) -> dict[str, dict[str, float]]:
+        """``{stage: {"n", "last_ms", "p50_ms", "p95_ms", "mean_ms"}}`` over the window."""
+        out: dict[str, dict[str, float]] = {}
+        with self._lock:
+            for stage, values in self._samples.items():
+                if not values:
+                    continue
+                arr = np.fromiter(values, dtype=np.float64)
+                out[stage] = {"n": self._counts[stage], "last_ms": round(float(arr[-1]), 2),
+                              "p50_ms": round(float(np.percentile(arr, 50)), 2),
+                              "p95_ms": round(float(np.percentile(arr, 95)), 2),
+                              "mean_ms": round(float(arr.mean()), 2)}
+        return out
+
+
+# ----------------------------------------------------------------------------------------- profile
+def load_profile(path: str | Path) -> CalibrationProfile:
+    """A calibration profile (``gammonwatch calibrate board``), or a simulator ``camera.json``
+    (``gammonwatch sim video``: intrinsics, pose, board sizes and corners in pixels).
+
+    Raises :class:`PipelineError` naming the file and the fix."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PipelineError(f"--calibration {p}: no such file; create a profile with "
+                            "'gammonwatch calibrate board IMAGE --out profile.json'") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise PipelineError(f"--calibration {p}: not readable JSON ({exc}); recreate it with "
+                            "'gammonwatch calibrate board IMAGE --out profile.json'") from None
+    if isinstance(data, dict) and "corners8_px" in data and "camera" in data and "table_cm" in data:
+        try:
+            return profile_from_sim_camera(data)
+        except (KeyError, TypeError, ValueError, CalibrationError) as exc:
+            raise PipelineError(f"--calibration {p}: a simulator camera file that cannot be used ({exc}); "
+                                "render the video again with 'gammonwatch sim video'") from None
+    try:
+        return CalibrationProfile.from_json(data, str(p))
+    except ProfileError as exc:
+        raise PipelineError(f"--calibration {exc}") from None
+
+
+def profile_from_sim_camera(cam: dict[str, Any]) -> CalibrationProfile:
+    """The profile a user would make for a simulated camera: its 8 corners, intrinsics and the board's sizes."""
+    from calibration.board import BoardDimensions
+    from calibration.intrinsics import Intrinsics
+
+    t = cam["table_cm"]
+    half_w = (float(t["width"]) - 3 * float(t["rail"]) - float(t["bar"]) - float(t["tray"])) / 2  # sim.table.TableSpec.half_w
+    c = cam["camera"]
+    size = (int(c["width"]), int(c["height"]))
+    corners = np.asarray(cam["corners8_px"], dtype=np.float64)
+    play_d = float(t["depth"]) - 2 * float(t["rail"])
+    dims = BoardDimensions(half_width=half_w, play_depth=play_d, bar_width=float(t["bar"]), rail_width=float(t["rail"]),
+                           rail_height=float(t["rail_h"]), tray_width=float(t["tray"]),
+                           point_length_frac=float(t.get("point_len_frac", 0.4)),
+                           checker_diameter=float(t["checker_d"]), checker_height=float(t["checker_h"]))
+    intr = Intrinsics(np.asarray(c["K"], dtype=np.float64), np.asarray(c["dist"], dtype=np.float64), size)
+    return CalibrationProfile.from_corners(corners, size, dims=dims, intrinsics=intr, method="simulator")
+
+
+# ----------------------------------------------------------------------------------------- hands
+class HandCue:
+    """Hands from the difference with the quiet table, at a seat's edge.
+
+    Motion alone sees a hand only while it moves; a hand held still over the board (or a camera that
+    repeats a frame) would vanish. This keeps a small grey copy of the table as last seen quiet and
+    without hands (updated at each full recognition), and reports a hand from a seat when more than
+    ``TrackerConfig.hand_frac`` of the board differs from it and the change touches that seat's
+    edge (the board mask and edge bands of :class:`vision.tracker.MotionDetector`). What the hand is
+    over: ``dice`` when the change covers a die the pipeline follows, else ``board``.
+    """
+
+    def __init__(self, motion: MotionDetector) -> None:
+        self.m = motion
+        self.reference: U8 | None = None
+        self.changed: U8 | None = None
+
+    def small_grey(self, image: U8) -> U8:
+        m = self.m
+        small = cv2.resize(image[::m.stride, ::m.stride], m.small, interpolation=cv2.INTER_AREA)
+        return np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small, dtype=np.uint8)
+
+    def __call__(self, grey: U8, dice_boxes: Sequence[Box]) -> list[HandObservation]:
+        m = self.m
+        if self.reference is None:
+            self.reference = grey
+            return []
+        diff = cv2.absdiff(grey, self.reference)
+        _, changed = cv2.threshold(diff, m.config.motion_delta, 255, cv2.THRESH_BINARY)
+        changed = cv2.bitwise_and(changed, m.mask)
+        self.changed = np.asarray(changed, dtype=np.uint8)
+        frac = cv2.countNonZero(changed) / m.mask_count
+        if frac < m.config.hand_frac:
+            return []
+        # one connected region (hand and arm) touching a seat's edge, large enough to be a hand;
+        # moved checkers and dice are separate small regions
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(self.changed, connectivity=8)
+        least = m.config.hand_frac * m.mask_count
+        out: list[HandObservation] = []
+        for i in range(1, n):
+            if stats[i, cv2.CC_STAT_AREA] < least:
+                continue
+            blob = np.asarray(labels == i, dtype=np.uint8) * 255
+            near = cv2.countNonZero(cv2.bitwise_and(blob, m.near_band))
+            far = cv2.countNonZero(cv2.bitwise_and(blob, m.far_band))
+            if max(near, far) == 0:
+                continue
+            side: Literal["near", "far"] = "near" if near >= far else "far"
+            motion = Motion(frac, True, side, np.asarray(blob, dtype=np.uint8))
+            over = "dice" if any(m.changed_in(motion, b) > 0.3 for b in dice_boxes) else "board"
+            if all(h.side != side for h in out):
+                out.append(HandObservation(side, over, touching=True))
+        return out
+
+    def settle(self, grey: U8) -> None:
+        """The table is quiet and without hands: this is the new reference."""
+        self.reference = grey
+
+
+# ----------------------------------------------------------------------------------------- the pipeline
+@dataclass
+class PipelineConfig:
+    tracker: TrackerConfig = field(default_factory=TrackerConfig)
+    max_dice: int = 2
+    """Dice kept per frame (two-dice play: 2; four-dice mode: 4), the most confident first."""
+    dice_background: bool = True
+    """Locate dice against the quiet table without dice (decision 0650), else against a median estimate."""
+    hands: bool = True
+    """Report hands from the difference with the quiet table (:class:`HandCue`)."""
+    hand_still_s: float = 0.8
+    """A "hand" that has not moved for this long is taken as part of the table (the reference is renewed)."""
+
+
+@dataclass
+class FrameResult:
+    """What one frame produced: the states to feed (in order) and what the stages did."""
+
+    frame_id: int
+    t: float
+    states: list[dict[str, Any]]
+    recognized: bool
+    moving: bool
+    hands: list[HandObservation]
+    dice_boxes: list[Box]
+    timings_ms: dict[str, float]
+    recognition: Recognition | None = None
+
+
+class FramePipeline:
+    """One calibrated camera: frames -> table states (see the module docstring).
+
+    ``recognizer`` defaults to :class:`vision.recognizer.FrameRecognizer` with the committed models.
+    Frames must match the profile's image size (else :class:`PipelineError` naming the fix).
+    """
+
+    def __init__(self, profile: CalibrationProfile, *, recognizer: FrameRecognizer | None = None,
+                 config: PipelineConfig | None = None, times: StageTimes | None = None, source: str = "vision") -> None:
+        self.profile = profile
+        self.config = config or PipelineConfig()
+        self.recognizer = recognizer or FrameRecognizer(profile)
+        self.motion = MotionDetector(tuple(profile.image_size), board_polygon=outer_corners(profile.corners),  # type: ignore[arg-type]
+                                     config=self.config.tracker)
+        self.hand_cue = HandCue(self.motion)
+        self.tracker = Tracker(self.config.tracker, source=source)
+        self.times = times or StageTimes()
+        self._die_px = die_px_range(profile)
+        self._background: U8 | None = None
+        self._boxes: list[Box] = []
+        self._last_motion_t = -math.inf
+        self.frames = 0
+        self.recognitions = 0
+        self.last_frame_id = -1
+
+    # ------------------------------------------------------------------ dice
+    def locate_dice(self, image: U8) -> list[Box]:
+        """Dice boxes on the playing surface, the ``max_dice`` most confident (against the quiet
+        table without dice when ``dice_background``; the recognizer's own locator otherwise)."""
+        bg = self._background if self.config.dice_background else None
+        det = detect_dice(image, die_px=self._die_px, background=bg)
+        order = np.argsort(-det.confidence) if len(det) else np.zeros(0, dtype=np.int64)
+        out: list[Box] = []
+        for i in order:
+            b = det.xyxy[int(i)]
+            box = (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
+            if half_of(self.profile, die_board_xy(self.profile, box)) is None:
+                continue
+            out.append(box)
+            if len(out) >= self.config.max_dice:
+                break
+        return out
+
+    def _update_background(self, image: U8, boxes: Sequence[Box]) -> None:
+        """The quiet table without dice: take the frame, keeping the old pixels under the dice."""
+        if self._background is None:
+            self._background = image.copy()
+            return
+        keep = np.zeros(image.shape[:2], dtype=bool)
+        h, w = int(image.shape[0]), int(image.shape[1])
+        for x0, y0, x1, y1 in boxes:
+            pad = 0.35 * max(x1 - x0, y1 - y0)
+            a, b = max(0, int(x0 - pad)), min(w, int(math.ceil(x1 + pad)))
+            c, d = max(0, int(y0 - pad)), min(h, int(math.ceil(y1 + pad)))
+            keep[c:d, a:b] = True
+        self._background = np.where(keep[..., None], self._background, image)
+
+    def _moving_dice(self, boxes: Sequence[Box]) -> list[DieObservation]:
+        out = []
+        for b in boxes:
+            half = half_of(self.profile, die_board_xy(self.profile, b))
+            out.append(DieObservation(UNIFORM, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), b, half, "rolling"))
+        return out
+
+    # ------------------------------------------------------------------ one frame
+    def process(self, image: U8, frame_id: int, t: float) -> FrameResult:
+        """Run one frame through motion, hands, dice, recognition (when wanted) and the tracker."""
+        arr = np.asarray(image)
+        w, h = self.profile.image_size
+        if arr.ndim != 3 or arr.shape[2] != 3 or arr.dtype != np.uint8:
+            raise PipelineError(f"frame {frame_id}: need an 8-bit colour image, got shape {arr.shape} type {arr.dtype}")
+        if (arr.shape[1], arr.shape[0]) != (w, h):
+            raise PipelineError(f"frame {frame_id} is {arr.shape[1]}x{arr.shape[0]} but the calibration profile is for "
+                                f"{w}x{h}; calibrate this camera resolution ('gammonwatch calibrate board') or set the "
+                                "camera to the profile's resolution")
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        motion = self.motion(arr)
+        grey = self.hand_cue.small_grey(arr) if self.config.hands else None
+        hands = self.hand_cue(grey, self._boxes) if grey is not None else []
+        if motion.moving:
+            self._last_motion_t = t
+        elif hands and grey is not None and t - self._last_motion_t >= self.config.hand_still_s:
+            self.hand_cue.settle(grey)  # nothing moves: no hand is there, the table changed
+            hands = []
+        tr = self.tracker
+        tr.note_motion(t, motion.moving)  # so wants_recognition sees this frame's motion
+        if self._background is None:
+            self._background = arr.copy()  # the table as first seen (dice in it are found once they move)
+        dice: list[DieObservation] | None = None
+        die_motion: list[bool] | None = None
+        recognition: Recognition | None = None
+        board = None
+        if tr.wants_recognition and not motion.moving:
+            boxes = self.locate_dice(arr)
+            counts: list[int] | None = None
+            try:
+                reading = self.recognizer.read_board(arr)
+                counts = [a + b for a, b in reading.point_counts()]
+                found, verdicts = self.recognizer.read_dice(arr, boxes, counts, None, timings)
+            except Exception as exc:  # noqa: BLE001 - a model failure must not stop a live table
+                raise PipelineError(f"frame {frame_id}: recognition failed: {exc!r}") from exc
+            recognition = Recognition(reading, tuple(found), tuple(verdicts), timings)
+            board = recognition.observation(frame_id, t, self.profile)
+            dice, die_motion = list(found), [False] * len(found)
+            self._boxes = boxes
+            self.recognitions += 1
+            if not hands:
+                self._update_background(arr, boxes)
+                if grey is not None:
+                    self.hand_cue.settle(grey)
+        elif motion.moving:
+            boxes = self.locate_dice(arr)
+            dice = self._moving_dice(boxes)
+            die_motion = [self.motion.changed_in(motion, b) > 0.2 for b in boxes]
+            self._boxes = boxes
+        t1 = time.perf_counter()
+        states = tr.update(frame_id, t, dice=dice, board=board, hands=hands if self.config.hands else None,
+                           moving=motion.moving, die_motion=die_motion)
+        t2 = time.perf_counter()
+        timings["vision"] = (t1 - t0) * 1e3
+        timings["tracker"] = (t2 - t1) * 1e3
+        self.times.add("vision", timings["vision"])
+        self.times.add("tracker", timings["tracker"])
+        self.frames += 1
+        self.last_frame_id = frame_id
+        return FrameResult(frame_id, t, states, recognition is not None, motion.moving, hands, list(self._boxes),
+                           timings, recognition)
+
+    def detections(self) -> list[dict[str, Any]]:
+        """The dice boxes followed now, for the monitor page's camera panel."""
+        return [{"box": [round(v, 1) for v in b], "label": "die", "confidence": 1.0} for b in self._boxes]
+
+
+def encode_preview(image: U8, width: int = 640, quality: int = 70) -> tuple[bytes, int, int]:
+    """A small JPEG of a frame for the monitor page (bytes, width, height)."""
+    h, w = image.shape[:2]
+    scale = min(1.0, width / w)
+    small = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else image
+    ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise PipelineError("could not encode a preview JPEG")
+    return buf.tobytes(), small.shape[1], small.shape[0]
+
+
+__all__ = ["STAGES", "FramePipeline", "FrameResult", "HandCue", "PipelineConfig", "PipelineError", "StageTimes",
+           "encode_preview", "load_profile", "profile_from_sim_camera"]

@@ -45,12 +45,13 @@ JITTER_PX = 2.0
 
 
 def label_files(dirs: list[Path], styles: set[str] | None = None, exclude: set[str] | None = None,
-                limit: int | None = None) -> Iterator[tuple[Path, dict[str, Any]]]:
-    """Labelled frames (``DIR/frames/*.json`` with their image) of the given folders, filtered by style."""
+                limit: int | None = None, start: int = 0) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """Labelled frames (``DIR/frames/*.json`` with their image) of the given folders, filtered by
+    style; ``start`` skips that many label files of each folder (sorted), to add new frames only."""
     n = 0
     for d in dirs:
         frames = d / "frames" if (d / "frames").is_dir() else d
-        for js in sorted(frames.glob("*.json")):
+        for js in sorted(frames.glob("*.json"))[start:]:
             lab = json.loads(js.read_text(encoding="utf-8"))
             style = str(lab.get("look", {}).get("style", ""))
             if styles is not None and style not in styles:
@@ -118,7 +119,9 @@ def build(args: argparse.Namespace) -> int:
     win_centre, win_wide, pres_l, face_l = [], [], [], []
     t0 = time.time()
     n = 0
-    for img_path, lab in label_files(args.dirs, exclude=styles_out, limit=args.limit):
+    want_cube = args.what in ("all", "cube")
+    want_checkers = args.what in ("all", "checkers")
+    for img_path, lab in label_files(args.dirs, exclude=styles_out, limit=args.limit, start=args.start):
         raw = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
         if raw is None:
             print(f"skipping {img_path}: not readable", file=sys.stderr)
@@ -127,9 +130,12 @@ def build(args: argparse.Namespace) -> int:
         counts = strip_counts(lab)
         for copy in range(args.copies):
             prof = profile_for(lab, rng if copy > 0 else None)
-            strips_l.append(cut_strips(image, strip_transforms(prof)))
-            counts_l.append(counts)
             frame_l.append(n)
+            if want_checkers:
+                strips_l.append(cut_strips(image, strip_transforms(prof)))
+                counts_l.append(counts)
+            if not want_cube:
+                continue
             wins = cut_windows(image, window_transforms(prof))
             pres, face = cube_targets(lab, prof)
             win_centre.append(wins["centre"])
@@ -145,11 +151,16 @@ def build(args: argparse.Namespace) -> int:
         return 2
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(str(out) + "-checkers.npz", strips=np.stack(strips_l), counts=np.stack(counts_l),
-             frame=np.array(frame_l))
-    np.savez(str(out) + "-cube.npz", centre=np.stack(win_centre), wide=np.stack(win_wide),
-             present=np.stack(pres_l), face=np.array(face_l), frame=np.array(frame_l))
-    print(f"{n} frames x {args.copies} copies -> {out}-checkers.npz, {out}-cube.npz ({time.time() - t0:.0f} s)")
+    written = []
+    if want_checkers:
+        np.savez(str(out) + "-checkers.npz", strips=np.stack(strips_l), counts=np.stack(counts_l),
+                 frame=np.array(frame_l))
+        written.append(f"{out}-checkers.npz")
+    if want_cube:
+        np.savez(str(out) + "-cube.npz", centre=np.stack(win_centre), wide=np.stack(win_wide),
+                 present=np.stack(pres_l), face=np.array(face_l), frame=np.array(frame_l))
+        written.append(f"{out}-cube.npz")
+    print(f"{n} frames x {args.copies} copies -> {', '.join(written)} ({time.time() - t0:.0f} s)")
     return 0
 
 
@@ -330,6 +341,9 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--exclude-styles", default="")
     b.add_argument("--limit", type=int)
     b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--start", type=int, default=0, help="skip this many frames of each folder (add new ones only)")
+    b.add_argument("--what", choices=("all", "checkers", "cube"), default="all",
+                   help="cut checker strips, cube windows or both")
     f = sub.add_parser("build-faces", help="cube face crops from labelled frames")
     f.add_argument("dirs", nargs="+", type=Path)
     f.add_argument("--out", required=True)

@@ -51,20 +51,42 @@ class BoardReading:
     strips: checkers.StripCounts
     """The per-strip distributions behind the totals (``vision.checkers.STRIP_NAMES`` order)."""
     cube_windows: CubeWindows | None = None
+    totals: tuple[checkers.TotalCheck, checkers.TotalCheck] | None = None
+    """Light and dark strips conditioned on 15 checkers of each colour (``BoardReader(check_totals=True)``);
+    when set, :attr:`point_p`, :attr:`bar_p`, :attr:`off_p` hold the conditioned distributions and
+    the ``*_counts`` methods the joint likeliest counts."""
 
     def strip_counts(self) -> npt.NDArray[np.int64]:
-        """``28 x 2`` most likely (light, dark) count per strip."""
+        """``28 x 2`` (light, dark) count per strip: the joint likeliest with 15 per colour when the
+        totals were checked, else each strip's own likeliest."""
+        if self.totals is not None:
+            return np.stack([self.totals[0].best, self.totals[1].best], axis=1)
+        return self.raw_strip_counts()
+
+    def raw_strip_counts(self) -> npt.NDArray[np.int64]:
+        """``28 x 2`` each strip's own likeliest (light, dark) count, before the 15-per-colour check."""
         return np.stack([self.strips.light_p.argmax(axis=1), self.strips.dark_p.argmax(axis=1)], axis=1)
 
     def point_counts(self) -> list[tuple[int, int]]:
         """Most likely (light, dark) count of each physical point 1..24."""
-        return [(int(np.argmax(self.point_p[i, 0])), int(np.argmax(self.point_p[i, 1]))) for i in range(24)]
+        c = self.strip_counts()
+        return [(int(c[i, 0]), int(c[i, 1])) for i in range(24)]
+
+    def raw_point_counts(self) -> list[tuple[int, int]]:
+        """Each point's own likeliest (light, dark) count, before the 15-per-colour check."""
+        c = self.raw_strip_counts()
+        return [(int(c[i, 0]), int(c[i, 1])) for i in range(24)]
+
+    def _pair(self, a: str, b: str) -> tuple[int, int]:
+        c = self.strip_counts()
+        i, j = checkers.STRIP_NAMES.index(a), checkers.STRIP_NAMES.index(b)
+        return int(min(c[i, 0] + c[j, 0], checkers.MAX_COUNT)), int(min(c[i, 1] + c[j, 1], checkers.MAX_COUNT))
 
     def bar_counts(self) -> tuple[int, int]:
-        return int(np.argmax(self.bar_p[0])), int(np.argmax(self.bar_p[1]))
+        return self._pair("bar-near", "bar-far")
 
     def off_counts(self) -> tuple[int, int]:
-        return int(np.argmax(self.off_p[0])), int(np.argmax(self.off_p[1]))
+        return self._pair("off-near", "off-far")
 
     def points_json(self) -> list[dict[str, int]]:
         return [{"point": i + 1, "light": a, "dark": b} for i, (a, b) in enumerate(self.point_counts())]
@@ -96,13 +118,16 @@ class BoardReader:
 
     Missing or unreadable models raise :class:`vision.errors.ModelMissingError`, whose message
     says how to rebuild them. ``cube_model=False`` reads the checkers only; ``cube_face_model=None``
-    reads the face from the window model's own face maps.
+    reads the face from the window model's own face maps. ``check_totals`` (default) conditions
+    each colour's strip distributions on its 15 checkers (:func:`vision.checkers.check_total`;
+    skipped for a colour whose reading makes 15 very unlikely, e.g. a hand holding checkers).
     """
 
     def __init__(self, checker_model: str | Path | None = None, cube_model: str | Path | bool | None = None,
                  threads: int = 1, flip_average: bool = True,
                  cube_face_model: str | Path | None = cube.DEFAULT_FACE_MODEL,
-                 presence_bias: float = cube.PRESENCE_BIAS) -> None:
+                 presence_bias: float = cube.PRESENCE_BIAS, check_totals: bool = True) -> None:
+        self.check_totals = check_totals
         self.checkers = checkers.CheckerCounter(checker_model or checkers.DEFAULT_MODEL, threads=threads,
                                                 flip_average=flip_average)
         self.cube: cube.CubeReader | None = None
@@ -135,11 +160,16 @@ class BoardReader:
         strip_tf, window_tf = self._transforms(profile)
         counts = self.checkers.count_strips(checkers.cut_strips(arr, strip_tf))
         idx = {n: i for i, n in enumerate(checkers.STRIP_NAMES)}
-        point_p = np.stack([counts.light_p[:24], counts.dark_p[:24]], axis=1)
+        totals = None
+        light_p, dark_p = counts.light_p, counts.dark_p
+        if self.check_totals:
+            totals = (checkers.check_total(light_p), checkers.check_total(dark_p))
+            light_p, dark_p = totals[0].marginals, totals[1].marginals
+        point_p = np.stack([light_p[:24], dark_p[:24]], axis=1)
 
         def total(a: str, b: str) -> F64:
-            return np.stack([checkers.add_counts(counts.light_p[idx[a]], counts.light_p[idx[b]]),
-                             checkers.add_counts(counts.dark_p[idx[a]], counts.dark_p[idx[b]])])
+            return np.stack([checkers.add_counts(light_p[idx[a]], light_p[idx[b]]),
+                             checkers.add_counts(dark_p[idx[a]], dark_p[idx[b]])])
 
         bar_p = total("bar-near", "bar-far")
         off_p = total("off-near", "off-far")
@@ -149,4 +179,4 @@ class BoardReader:
             windows = self.cube.read_full(arr, profile, window_tf)
             cube_obs = windows.observation()
         assert point_p.shape == (24, 2, COUNTS)
-        return BoardReading(point_p, bar_p, off_p, cube_obs, counts, windows)
+        return BoardReading(point_p, bar_p, off_p, cube_obs, counts, windows, totals)

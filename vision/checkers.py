@@ -177,6 +177,80 @@ def add_counts(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.ND
     return np.asarray(out, dtype=np.float64)
 
 
+PLAYER_CHECKERS = 15
+"""Checkers of each colour in a game: on the points, the bar and the trays together."""
+MIN_TOTAL_P = 1e-6
+"""Below this probability of the strips holding 15 of a colour (the frame's own evidence, strips
+independent), the 15-per-colour check is not applied to that colour: something hides or holds
+checkers (a hand), and forcing the total would move errors elsewhere."""
+
+
+@dataclass(frozen=True)
+class TotalCheck:
+    """One colour's strip distributions conditioned on the colour's 15 checkers (see :func:`check_total`)."""
+
+    marginals: npt.NDArray[np.float64]
+    """``N x 16``: P(count of strip i | the N strips hold ``total``)."""
+    best: npt.NDArray[np.int64]
+    """``N``: the likeliest counts that add up to ``total`` (joint, not strip by strip)."""
+    total_p: float
+    """P(the strips hold ``total``) with the strips independent: how well the raw reading fits."""
+    applied: bool
+    """False when ``total_p`` was below the threshold and the raw distributions were kept."""
+
+
+def check_total(p: npt.NDArray[np.float64], total: int = PLAYER_CHECKERS, min_total_p: float = MIN_TOTAL_P) -> TotalCheck:
+    """Condition independent per-strip count distributions ``p`` (``N x 16``) on their sum being ``total``.
+
+    The marginals come from a forward-backward pass over the strips (sum-product), the joint
+    likeliest counts from the same recursion with max-product. Exact and cheap (N x 16 x 16)."""
+    p = np.clip(np.asarray(p, dtype=np.float64), 1e-12, None)
+    p = p / p.sum(axis=1, keepdims=True)
+    n, k = p.shape
+    size = total + 1
+    fwd = np.zeros((n + 1, size))
+    fwd[0, 0] = 1.0
+    scale = np.ones(n + 1)
+    for i in range(n):
+        row = np.convolve(fwd[i], p[i])[:size]
+        scale[i + 1] = max(row.sum(), 1e-300)
+        fwd[i + 1] = row / scale[i + 1]
+    total_p = float(fwd[n, total] * np.prod(scale[1:]))
+    raw_best = p.argmax(axis=1).astype(np.int64)
+    if not total_p >= min_total_p:
+        return TotalCheck(p, raw_best, total_p, False)
+    bwd = np.zeros((n + 1, size))  # bwd[i, s]: P(strips i.. hold s), rescaled
+    bwd[n, 0] = 1.0
+    for i in range(n - 1, -1, -1):
+        row = np.convolve(bwd[i + 1], p[i])[:size]
+        bwd[i] = row / max(row.sum(), 1e-300)
+    marg = np.zeros((n, k))
+    for i in range(n):
+        for c in range(min(k, size)):
+            # strips before i hold s, strip i holds c, strips after hold total - s - c
+            rest = bwd[i + 1][total - c::-1][: total - c + 1]
+            marg[i, c] = p[i, c] * float(np.dot(fwd[i][: total - c + 1], rest))
+        marg[i] /= max(marg[i].sum(), 1e-300)
+    # joint best: max-product over the same chain
+    logp = np.log(p)
+    dp = np.full((n + 1, size), -np.inf)
+    dp[0, 0] = 0.0
+    back = np.zeros((n, size), dtype=np.int64)
+    for i in range(n):
+        for s_new in range(size):
+            cs = np.arange(min(k - 1, s_new) + 1)
+            cand = dp[i, s_new - cs] + logp[i, cs]
+            j = int(np.argmax(cand))
+            dp[i + 1, s_new] = cand[j]
+            back[i, s_new] = cs[j]
+    best = np.zeros(n, dtype=np.int64)
+    s_left = total
+    for i in range(n - 1, -1, -1):
+        best[i] = back[i, s_left]
+        s_left -= int(best[i])
+    return TotalCheck(marg, best, total_p, True)
+
+
 @dataclass(frozen=True)
 class StripCounts:
     """Per strip (``STRIP_NAMES`` order) the distributions over 0..15 light and dark checkers."""

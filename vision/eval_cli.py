@@ -1,26 +1,50 @@
 """``gammonwatch eval``: accuracy reports for the vision models.
 
     gammonwatch eval dice DIR [--model models/die_reader.onnx] [--reader model|pips] [--errors] [--detect]
+    gammonwatch eval vision DATASET [DATASET...] [--limit N] [--styles a,b] [--json FILE] [--quiet]
 
 ``dice``: for a folder of photos with ``NAME.json`` labels (layout of ``shared/data/real-dice``:
 ``dice`` with ``value`` and ``box_xyxy_norm``), read each labelled die from its box and print the
 accuracy; the last line is ``accuracy: 0.973 (n=1487)``. ``--reader pips`` uses the classical pip
 counter instead of the model; ``--detect`` also reports the classical dice detector's recall and
 precision against the labelled boxes (IoU >= 0.5).
+
+``vision``: for folders of labelled simulator frames (``DATASET/frames/NNNNNN.jpg`` + ``.json``,
+docs/sim.md), run the whole recognizer (:class:`vision.recognizer.FrameRecognizer`) on every frame
+with a profile from the label's 8 board corners (plus the label camera's intrinsics) and print
+issue 5's report: checker counts per point and whole boards, die values (the locator's dice
+matched to the labelled dice by centre; the locator's recall and precision), validity (invalid
+caught, valid called invalid, the reasons' confusion matrix), the cube's value and zone, and the
+time per frame (``--json FILE`` writes the figures). Frames are read as the live pipeline reads
+them; the validity model is told which half the dice were rolled into (the label's
+``physical.rolled_half``, which the referee knows in a game) unless ``--no-rolled-half``.
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
+import json
 import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from calibration.errors import CalibrationError
+from calibration.intrinsics import Intrinsics
+from calibration.profile import CalibrationProfile
 from vision.dice import DEFAULT_MODEL, DieReader, crop_die
 from vision.dice_data import read_folder
+from vision.dice_validity import VALID_CLASSES
 from vision.errors import VisionError
 from vision.images import read_image
+from vision.observation import CUBE_ZONES, DIE_REASONS
+from vision.recognizer import FrameRecognizer, Recognition
 
 IOU_MATCH = 0.5
 
@@ -73,6 +97,405 @@ def eval_dice(folder: Path, model: Path, reader_kind: str = "model", show_errors
               f"precision {found / max(detected, 1):.3f} ({found}/{detected})")
     return int((t == p).sum()), len(t)
 
+# ---------------------------------------------------------------------------------------------
+# eval vision: issue 5's report on labelled simulator frames
+
+
+@dataclass(frozen=True)
+class TruthDie:
+    """One labelled die at rest."""
+
+    value: int
+    valid: bool
+    reason: str
+    center_px: tuple[float, float]
+    side_px: float
+    """Larger side of its labelled box (pixels): the matching radius scales with it."""
+
+
+@dataclass(frozen=True)
+class SimFrame:
+    """What a simulator label says about its frame (docs/sim.md), checked."""
+
+    label_path: Path
+    image_path: Path
+    size: tuple[int, int]
+    corners: npt.NDArray[np.float64]
+    intrinsics: Intrinsics | None
+    points: tuple[tuple[int, int], ...]
+    bar: tuple[int, int]
+    off: tuple[int, int]
+    dice: tuple[TruthDie, ...]
+    cube_zone: str
+    cube_value: int | None
+    rolled_half: str | None
+    style: str
+
+
+def _count_pair(obj: Any, where: str) -> tuple[int, int]:
+    if not isinstance(obj, dict) or not all(isinstance(obj.get(c), int) for c in ("light", "dark")):
+        raise ValueError(f"{where} needs integer 'light' and 'dark' counts, got {obj!r}")
+    return int(obj["light"]), int(obj["dark"])
+
+
+def parse_sim_label(path: Path) -> SimFrame:
+    """Read and check one simulator label; a bad one raises :class:`VisionError` naming the file."""
+    try:
+        lab = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise VisionError(f"{path}: not a readable JSON label ({exc}); regenerate the frame with "
+                          "'gammonwatch sim frames' or remove the file and its image") from exc
+    try:
+        if not isinstance(lab, dict):
+            raise ValueError("the label is not a JSON object")
+        cam = lab["camera"]
+        size = (int(cam["width"]), int(cam["height"]))
+        corners = np.asarray(lab["board"]["corners8_px"], dtype=np.float64)
+        if corners.shape != (8, 2) or not np.all(np.isfinite(corners)):
+            raise ValueError(f"board.corners8_px must be 8 finite [x, y] pairs, got shape {corners.shape}")
+        intr = None
+        if "K" in cam:
+            k = np.asarray(cam["K"], dtype=np.float64)
+            dist = np.asarray(cam.get("dist", [0.0] * 5), dtype=np.float64)
+            if k.shape != (3, 3):
+                raise ValueError(f"camera.K must be 3 x 3, got shape {k.shape}")
+            intr = Intrinsics(k, dist, size)
+        ts = lab["table_state"]
+        pts = ts["points"]
+        if not isinstance(pts, list) or len(pts) != 24:
+            raise ValueError(f"table_state.points must list the 24 points, got {type(pts).__name__} "
+                             f"of {len(pts) if isinstance(pts, list) else '?'}")
+        points: list[tuple[int, int]] = [(0, 0)] * 24
+        for e in pts:
+            n = int(e["point"])
+            if not 1 <= n <= 24:
+                raise ValueError(f"table_state.points has point {n} (1..24 expected)")
+            points[n - 1] = _count_pair(e, f"table_state.points[{n}]")
+        bar = _count_pair(ts["bar"], "table_state.bar")
+        off = _count_pair(ts["off"], "table_state.off")
+        boxes = {int(o["id"]): o for o in lab.get("objects", []) if o.get("kind") == "die"}
+        dice = []
+        rolled = None
+        for d in ts.get("dice", []):
+            if d.get("state", "at_rest") != "at_rest":
+                continue
+            cx, cy = (float(v) for v in d["center_px"])
+            if not (0 <= cx < size[0] and 0 <= cy < size[1]):
+                continue
+            obj = boxes.get(int(d.get("id", -1)), {})
+            box = obj.get("box_xyxy")
+            side = max(box[2] - box[0], box[3] - box[1]) if box else 20.0
+            rolled = rolled or obj.get("physical", {}).get("rolled_half")
+            reason = str(d["reason"])
+            if reason not in DIE_REASONS:
+                raise ValueError(f"die reason {reason!r} is not one of {', '.join(DIE_REASONS)}")
+            dice.append(TruthDie(int(d["value"]), bool(d["valid"]), reason, (cx, cy), float(side)))
+        cube = ts.get("cube")
+        zone, value = ("absent", None) if not cube else (str(cube["zone"]), int(cube["value"]))
+        if zone not in CUBE_ZONES:
+            raise ValueError(f"cube zone {zone!r} is not one of {', '.join(CUBE_ZONES)}")
+        image = path.with_name(str(lab.get("image", path.stem + ".jpg")).split("/")[-1])
+        style = str(lab.get("look", {}).get("style", ""))
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise VisionError(f"{path}: not a simulator frame label ({what}); see docs/sim.md for the layout, "
+                          "or regenerate the frame with 'gammonwatch sim frames'") from exc
+    return SimFrame(path, image, size, corners, intr, tuple(points), bar, off, tuple(dice), zone, value,
+                    rolled if rolled in ("left", "right") else None, style)
+
+
+def sim_label_files(datasets: Sequence[Path]) -> list[Path]:
+    """The label files of the dataset folders (``DATASET/frames/*.json`` or ``DATASET/*.json``), sorted per folder."""
+    out: list[Path] = []
+    for d in datasets:
+        if not d.is_dir():
+            raise VisionError(f"{d}: not a folder; give a folder of simulator frames "
+                              "(made by 'gammonwatch sim frames --out DIR')")
+        frames = d / "frames" if (d / "frames").is_dir() else d
+        found = sorted(p for p in frames.glob("*.json") if p.stem.isdigit())
+        if not found:
+            raise VisionError(f"{d}: no labelled frames (NNNNNN.json) in {frames}; make some with "
+                              "'gammonwatch sim frames --n N --out DIR'")
+        out.extend(found)
+    return out
+
+
+def match_dice(truth: Sequence[TruthDie], centres: Sequence[tuple[float, float]]) -> list[tuple[int, int]]:
+    """Pairs (truth index, found index) matched by centre: nearest pairs first, each within 0.8 of the
+    labelled die's box side (at least 10 px)."""
+    cand = []
+    for i, t in enumerate(truth):
+        radius = max(10.0, 0.8 * t.side_px)
+        for j, c in enumerate(centres):
+            dist = float(np.hypot(c[0] - t.center_px[0], c[1] - t.center_px[1]))
+            if dist <= radius:
+                cand.append((dist, i, j))
+    used_t: set[int] = set()
+    used_f: set[int] = set()
+    pairs = []
+    for _, i, j in sorted(cand):
+        if i not in used_t and j not in used_f:
+            used_t.add(i)
+            used_f.add(j)
+            pairs.append((i, j))
+    return pairs
+
+
+@dataclass
+class VisionTally:
+    """Running counts behind the report."""
+
+    frames: int = 0
+    points_wrong: int = 0
+    points_wrong_raw: int = 0
+    boards_right: int = 0
+    boards_right_raw: int = 0
+    bar_wrong: int = 0
+    off_wrong: int = 0
+    by_count: dict[int, list[int]] = field(default_factory=dict)
+    dice_labelled: int = 0
+    dice_found: int = 0
+    dice_matched: int = 0
+    values_right: int = 0
+    recall_by_reason: dict[str, list[int]] = field(default_factory=dict)
+    invalid_total: int = 0
+    invalid_caught: int = 0
+    valid_total: int = 0
+    valid_called_invalid: int = 0
+    reasons: dict[str, dict[str, int]] = field(default_factory=dict)
+    cube_right: int = 0
+    cube_zone_right: int = 0
+    cube_present: int = 0
+    cube_value_right: int = 0
+    cube_zones: dict[str, dict[str, int]] = field(default_factory=dict)
+    ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)
+    part_ms: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, truth: SimFrame, rec: Recognition, raw_points: Sequence[tuple[int, int]] | None) -> None:
+        assert rec.board is not None
+        self.frames += 1
+        board = rec.board
+        pred = board.point_counts()
+        bad = [pred[i] != truth.points[i] for i in range(24)]
+        self.points_wrong += sum(bad)
+        bar_ok = board.bar_counts() == truth.bar
+        off_ok = board.off_counts() == truth.off
+        self.bar_wrong += int(not bar_ok)
+        self.off_wrong += int(not off_ok)
+        self.boards_right += int(not any(bad) and bar_ok and off_ok)
+        raw = raw_points if raw_points is not None else pred
+        raw_bad = sum(raw[i] != truth.points[i] for i in range(24))
+        self.points_wrong_raw += raw_bad
+        self.boards_right_raw += int(raw_bad == 0 and bar_ok and off_ok)
+        for i in range(24):
+            k = max(truth.points[i])
+            self.by_count.setdefault(k, [0, 0])
+            self.by_count[k][0] += 1
+            self.by_count[k][1] += int(bad[i])
+        # dice
+        centres = [d.center_px for d in rec.dice]
+        pairs = match_dice(truth.dice, centres)
+        self.dice_labelled += len(truth.dice)
+        self.dice_found += len(rec.dice)
+        self.dice_matched += len(pairs)
+        matched_t = {i for i, _ in pairs}
+        for i, t in enumerate(truth.dice):
+            r = self.recall_by_reason.setdefault(t.reason, [0, 0])
+            r[0] += 1
+            r[1] += int(i in matched_t)
+        for i, j in pairs:
+            t, verdict = truth.dice[i], rec.verdicts[j]
+            self.values_right += int(rec.dice[j].value == t.value)
+            called_valid = verdict.reason in VALID_CLASSES
+            if t.valid:
+                self.valid_total += 1
+                self.valid_called_invalid += int(not called_valid)
+            else:
+                self.invalid_total += 1
+                self.invalid_caught += int(not called_valid)
+            row = self.reasons.setdefault(t.reason, {})
+            row[verdict.reason] = row.get(verdict.reason, 0) + 1
+        # cube
+        cube = board.cube
+        pz = cube.zone if cube is not None else "absent"
+        pv = cube.value if cube is not None else None
+        zone_ok = pz == truth.cube_zone
+        value_ok = truth.cube_value is None or pv == truth.cube_value
+        self.cube_zone_right += int(zone_ok)
+        self.cube_right += int(zone_ok and value_ok)
+        if truth.cube_value is not None:
+            self.cube_present += 1
+            self.cube_value_right += int(value_ok)
+        row = self.cube_zones.setdefault(truth.cube_zone, {})
+        row[pz] = row.get(pz, 0) + 1
+
+    def figures(self) -> dict[str, Any]:
+        n = max(self.frames, 1)
+
+        def rate(a: int, b: int) -> float | None:
+            return round(a / b, 5) if b else None
+
+        def med(v: list[float]) -> float | None:
+            return round(float(np.median(v)), 1) if v else None
+
+        return {
+            "frames": self.frames,
+            "checkers": {
+                "point_error_rate": rate(self.points_wrong, 24 * self.frames),
+                "point_error_rate_raw": rate(self.points_wrong_raw, 24 * self.frames),
+                "boards_exactly_right": rate(self.boards_right, self.frames),
+                "boards_exactly_right_raw": rate(self.boards_right_raw, self.frames),
+                "bar_wrong_rate": rate(self.bar_wrong, self.frames),
+                "off_wrong_rate": rate(self.off_wrong, self.frames),
+                "point_error_rate_by_true_count": {str(k): rate(v[1], v[0]) for k, v in sorted(self.by_count.items())},
+                "points_by_true_count": {str(k): v[0] for k, v in sorted(self.by_count.items())},
+            },
+            "dice": {
+                "labelled": self.dice_labelled,
+                "found": self.dice_found,
+                "matched": self.dice_matched,
+                "locator_recall": rate(self.dice_matched, self.dice_labelled),
+                "locator_precision": rate(self.dice_matched, self.dice_found),
+                "locator_recall_by_reason": {k: rate(v[1], v[0]) for k, v in sorted(self.recall_by_reason.items())},
+                "value_accuracy": rate(self.values_right, self.dice_matched),
+                "invalid_dice": self.invalid_total,
+                "invalid_caught": rate(self.invalid_caught, self.invalid_total),
+                "valid_dice": self.valid_total,
+                "valid_called_invalid": rate(self.valid_called_invalid, self.valid_total),
+                "reason_confusion": self.reasons,
+            },
+            "cube": {
+                "value_and_zone_right": rate(self.cube_right, self.frames),
+                "zone_right": rate(self.cube_zone_right, self.frames),
+                "value_right_when_present": rate(self.cube_value_right, self.cube_present),
+                "zone_confusion": self.cube_zones,
+            },
+            "time": {
+                "ms_per_frame_median": med(self.ms),
+                "ms_per_frame_mean": round(float(np.mean(self.ms)), 1) if self.ms else None,
+                "cpu_ms_per_frame_median": med(self.cpu_ms),
+                "part_ms_median": {k: med(v) for k, v in sorted(self.part_ms.items())},
+            },
+            "_n": n,
+        }
+
+
+def _pct(v: float | None) -> str:
+    return "n/a" if v is None else f"{100 * v:.2f}%"
+
+
+def _matrix(rows: dict[str, dict[str, int]], order: Sequence[str]) -> list[str]:
+    cols = [c for c in order if any(c in r for r in rows.values())] or list(order)
+    names = [r for r in order if r in rows]
+    w = max([len(c) for c in cols] + [6])
+    out = ["  " + " " * 13 + "".join(f"{c:>{w + 1}}" for c in cols)]
+    for r in names:
+        out.append(f"  {r:<13}" + "".join(f"{rows[r].get(c, 0) or '.':>{w + 1}}" for c in cols))
+    return out
+
+
+def report_lines(fig: dict[str, Any], sources: Sequence[Path]) -> list[str]:
+    """The text report of ``gammonwatch eval vision``."""
+    c, d, q, t = fig["checkers"], fig["dice"], fig["cube"], fig["time"]
+    lines = [f"frames: {fig['frames']} ({', '.join(str(s) for s in sources)})",
+             "checkers (issue 5 targets: per-point error <= 0.2%, boards exactly right >= 97%)",
+             f"  per-point count error: {_pct(c['point_error_rate'])} "
+             f"(raw, before the 15-per-colour check: {_pct(c['point_error_rate_raw'])})",
+             f"  boards exactly right:  {_pct(c['boards_exactly_right'])} (raw {_pct(c['boards_exactly_right_raw'])})",
+             f"  bar wrong: {_pct(c['bar_wrong_rate'])} of frames, trays wrong: {_pct(c['off_wrong_rate'])}",
+             "  per-point error by the taller colour's true count: " + ", ".join(
+                 f"{k}: {_pct(v)} (n={c['points_by_true_count'][k]})"
+                 for k, v in c["point_error_rate_by_true_count"].items()),
+             "dice (targets: value >= 99.5%, invalid caught >= 98%, valid called invalid <= 1%)",
+             f"  locator: recall {_pct(d['locator_recall'])} ({d['matched']}/{d['labelled']} labelled dice), "
+             f"precision {_pct(d['locator_precision'])} ({d['matched']}/{d['found']} found)",
+             "  recall by true reason: " + ", ".join(f"{k} {_pct(v)}" for k, v in d["locator_recall_by_reason"].items()),
+             f"  die value right: {_pct(d['value_accuracy'])} of {d['matched']} matched dice",
+             f"  invalid dice caught: {_pct(d['invalid_caught'])} of {d['invalid_dice']}; "
+             f"valid dice called invalid: {_pct(d['valid_called_invalid'])} of {d['valid_dice']}",
+             "  reasons (rows: label, columns: read; matched dice):"]
+    lines += _matrix(d["reason_confusion"], DIE_REASONS)
+    lines += ["cube (target: value and zone right >= 99%)",
+              f"  value and zone right: {_pct(q['value_and_zone_right'])} (zone {_pct(q['zone_right'])}, "
+              f"value when present {_pct(q['value_right_when_present'])})",
+              "  zones (rows: label, columns: read):"]
+    lines += _matrix(q["zone_confusion"], CUBE_ZONES)
+    parts = ", ".join(f"{k} {v}" for k, v in t["part_ms_median"].items())
+    lines.append(f"time: {t['ms_per_frame_median']} ms per frame (median wall clock; mean {t['ms_per_frame_mean']}, "
+                 f"CPU {t['cpu_ms_per_frame_median']} ms; parts: {parts})")
+    return lines
+
+
+_SHARED_PARTS = {"board": "board_reader", "die_reader": "die_reader", "validity": "validity", "locator": "locator"}
+"""FrameRecognizer's keyword arguments for its models, and the attributes holding them."""
+
+
+def evaluate_vision(datasets: Sequence[Path], *, limit: int | None = None, styles: set[str] | None = None,
+                    rolled_half: bool = True, progress: bool = False) -> dict[str, Any]:
+    """Run :class:`FrameRecognizer` on the labelled frames and return the figures (``--json`` layout)."""
+    paths = sim_label_files(datasets)
+    frames = []
+    for p in paths:  # check every label before the long run
+        f = parse_sim_label(p)
+        if styles and f.style not in styles:
+            continue
+        frames.append(f)
+        if limit is not None and len(frames) >= limit:
+            break
+    if not frames:
+        raise VisionError(f"no frames of the styles {', '.join(sorted(styles or []))} in "
+                          + ", ".join(str(d) for d in datasets))
+    first: FrameRecognizer | None = None
+    shared: dict[str, Any] = {}
+    tally = VisionTally()
+    for k, f in enumerate(frames):
+        image = read_image(f.image_path)
+        try:
+            profile = CalibrationProfile.from_corners(f.corners, f.size, intrinsics=f.intrinsics)
+        except CalibrationError as exc:
+            raise VisionError(f"{f.label_path}: its board corners do not make a profile ({exc})") from exc
+        if first is None:  # loads the models once; later frames (other cameras) share them
+            rec = first = FrameRecognizer(profile)
+            params = inspect.signature(FrameRecognizer).parameters
+            shared = {arg: getattr(first, attr) for arg, attr in _SHARED_PARTS.items()
+                      if arg in params and hasattr(first, attr)}
+        else:
+            rec = FrameRecognizer(profile, **shared)
+        w0, c0 = time.perf_counter(), time.process_time()
+        result = rec.recognize(image, rolled_half=f.rolled_half if rolled_half else None)
+        tally.ms.append((time.perf_counter() - w0) * 1e3)
+        tally.cpu_ms.append((time.process_time() - c0) * 1e3)
+        for part, ms in result.timings_ms.items():
+            tally.part_ms.setdefault(part, []).append(ms)
+        tally.add(f, result, result.board.raw_point_counts() if result.board is not None else None)
+        if progress and (k + 1) % 50 == 0:
+            print(f"eval vision: {k + 1}/{len(frames)} frames", file=sys.stderr)
+    fig = tally.figures()
+    fig.pop("_n")
+    return fig
+
+
+def run_cli(datasets: Sequence[Path], *, limit: int | None, styles: str, json_out: Path | None, quiet: bool,
+            rolled_half: bool) -> int:
+    style_set = {s.strip() for s in styles.split(",") if s.strip()} or None
+    try:
+        fig = evaluate_vision(datasets, limit=limit, styles=style_set, rolled_half=rolled_half, progress=not quiet)
+    except VisionError as exc:
+        print(f"gammonwatch eval vision: {exc}", file=sys.stderr)
+        return 2
+    for line in report_lines(fig, datasets):
+        print(line)
+    if json_out is not None:
+        try:
+            json_out.parent.mkdir(parents=True, exist_ok=True)
+            json_out.write_text(json.dumps(fig, indent=1) + "\n", encoding="utf-8")
+        except OSError as exc:
+            print(f"gammonwatch eval vision: cannot write {json_out} ({exc}); give a writable --json path",
+                  file=sys.stderr)
+            return 2
+    return 0
+
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="gammonwatch eval", description=__doc__,
@@ -85,7 +508,19 @@ def main(argv: list[str]) -> int:
                    help="model (default) or the classical pip counter")
     p.add_argument("--errors", action="store_true", help="list each misread die")
     p.add_argument("--detect", action="store_true", help="also report the dice detector's recall")
+    v = sub.add_parser("vision", help="issue 5's accuracy report on labelled simulator frames")
+    v.add_argument("datasets", nargs="+", type=Path, metavar="DATASET",
+                   help="folder of labelled simulator frames (DATASET/frames/*.json or DATASET/*.json)")
+    v.add_argument("--limit", type=int, help="at most this many frames in all")
+    v.add_argument("--styles", default="", help="only frames of these board styles (comma-separated)")
+    v.add_argument("--json", type=Path, dest="json_out", metavar="FILE", help="also write the figures to FILE")
+    v.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    v.add_argument("--no-rolled-half", action="store_true",
+                   help="do not tell the validity model which half the dice were rolled into (no wrong_side)")
     args = ap.parse_args(argv)
+    if args.what == "vision":
+        return run_cli(args.datasets, limit=args.limit, styles=args.styles, json_out=args.json_out,
+                       quiet=args.quiet, rolled_half=not args.no_rolled_half)
     try:
         correct, total = eval_dice(args.folder, args.model, args.reader, args.errors, args.detect)
     except VisionError as exc:

@@ -1,0 +1,125 @@
+"""``gammonwatch eval vision`` on the bundled simulator sample (tests/data/sim-sample, 4 held-out frames).
+
+The figures must come from the recognizer's output and the labels: they are recomputed here from
+the board reader directly, they move when a label is changed, and a broken label stops the run
+with a message naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.profile import CalibrationProfile
+from vision import checkers, cube
+from vision.board_reader import BoardReader
+from vision.errors import VisionError
+from vision.eval_cli import TruthDie, main, match_dice, parse_sim_label
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "tests" / "data" / "sim-sample"
+
+needs_models = pytest.mark.skipif(not (checkers.DEFAULT_MODEL.is_file() and cube.DEFAULT_MODEL.is_file()),
+                                  reason="board models not built (models/train_checkers.py, models/train_cube.py)")
+
+
+def _run(tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any], str, str]:
+    out = tmp_path / "figures.json"
+    rc = main(["vision", str(folder), "--json", str(out), "--quiet"])
+    cap = capsys.readouterr()
+    return rc, (json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}), cap.out, cap.err
+
+
+def _board_truth_and_reading(folder: Path) -> list[tuple[list[tuple[int, int]], list[tuple[int, int]]]]:
+    reader = BoardReader()
+    out = []
+    for js in sorted(folder.glob("*.json")):
+        lab = json.loads(js.read_text(encoding="utf-8"))
+        truth = [(0, 0)] * 24
+        for e in lab["table_state"]["points"]:
+            truth[e["point"] - 1] = (e["light"], e["dark"])
+        image = np.asarray(cv2.imread(str(js.with_suffix(".jpg")), cv2.IMREAD_COLOR), dtype=np.uint8)
+        reading = reader.read(image, CalibrationProfile.from_corners(lab["board"]["corners8_px"], (1280, 720)))
+        out.append((truth, reading.point_counts()))
+    return out
+
+
+@needs_models
+def test_report_figures_are_computed_from_labels_and_readings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, fig, out, _ = _run(tmp_path, SAMPLE, capsys)
+    assert rc == 0
+    assert fig["frames"] == 4
+    pairs = _board_truth_and_reading(SAMPLE)
+    wrong = sum(t != p for truth, pred in pairs for t, p in zip(truth, pred, strict=True))
+    assert fig["checkers"]["point_error_rate"] == pytest.approx(wrong / 96, abs=1e-5)
+    labelled = sum(len(parse_sim_label(js).dice) for js in sorted(SAMPLE.glob("*.json")))
+    assert fig["dice"]["labelled"] == labelled == 8
+    assert 0 <= fig["dice"]["matched"] <= min(fig["dice"]["labelled"], fig["dice"]["found"])
+    assert sum(sum(row.values()) for row in fig["cube"]["zone_confusion"].values()) == 4
+    assert sum(sum(row.values()) for row in fig["dice"]["reason_confusion"].values()) == fig["dice"]["matched"]
+    assert fig["time"]["ms_per_frame_median"] > 0
+    for text in ("per-point count error", "boards exactly right", "die value right", "invalid dice caught",
+                 "cube", "ms per frame"):
+        assert text in out
+
+
+@needs_models
+def test_figures_follow_a_changed_label(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "frames"
+    shutil.copytree(SAMPLE, folder)
+    rc, before, _, _ = _run(tmp_path, folder, capsys)
+    assert rc == 0
+    # relabel one point the reader gets right: exactly one more wrong point out of 96
+    truth, pred = _board_truth_and_reading(folder)[0]
+    i = next(k for k in range(24) if truth[k] == pred[k])
+    js = sorted(folder.glob("*.json"))[0]
+    lab = json.loads(js.read_text(encoding="utf-8"))
+    entry = next(e for e in lab["table_state"]["points"] if e["point"] == i + 1)
+    entry["dark"] = entry["dark"] + 3
+    lab["table_state"].pop("cube", None)  # and the cube now "absent"
+    js.write_text(json.dumps(lab), encoding="utf-8")
+    rc, after, _, _ = _run(tmp_path, folder, capsys)
+    assert rc == 0
+    assert after["checkers"]["point_error_rate"] == pytest.approx(before["checkers"]["point_error_rate"] + 1 / 96,
+                                                                  abs=1e-5)
+    assert "absent" in after["cube"]["zone_confusion"]
+    assert after["cube"]["zone_confusion"] != before["cube"]["zone_confusion"]
+
+
+def test_corrupted_label_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "frames"
+    shutil.copytree(SAMPLE, folder)
+    bad = folder / "000003.json"
+    bad.write_text(bad.read_text(encoding="utf-8")[:500], encoding="utf-8")
+    rc, fig, _, err = _run(tmp_path, folder, capsys)
+    assert rc == 2 and fig == {}
+    assert "000003.json" in err and "not a readable JSON label" in err
+
+
+def test_label_without_board_corners_is_named(tmp_path: Path) -> None:
+    lab = json.loads((SAMPLE / "000000.json").read_text(encoding="utf-8"))
+    del lab["board"]["corners8_px"]
+    path = tmp_path / "000000.json"
+    path.write_text(json.dumps(lab), encoding="utf-8")
+    with pytest.raises(VisionError, match=r"000000\.json.*corners8_px"):
+        parse_sim_label(path)
+
+
+def test_empty_dataset_says_how_to_make_frames(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["vision", str(tmp_path)])
+    assert rc == 2
+    assert "sim frames" in capsys.readouterr().err
+
+
+def test_dice_matched_by_centre_nearest_first() -> None:
+    truth = [TruthDie(3, True, "flat_board", (100.0, 100.0), 20.0), TruthDie(5, False, "cocked", (130.0, 100.0), 20.0)]
+    # the first found die is nearer the second labelled one; the far one matches nothing
+    pairs = match_dice(truth, [(127.0, 101.0), (104.0, 98.0), (300.0, 300.0)])
+    assert sorted(pairs) == [(0, 1), (1, 0)]
+    assert match_dice(truth, [(100.0, 117.0)]) == []  # 17 px > 0.8 x 20 px

@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     script = demo_script(seed=args.seed)
     folder = cache_root(args.cache) / script.key()
     cached = (folder / "done.json").exists()
-    proc = start_render(script, folder)
+    proc = start_render(script, folder, fps=args.fps)
     print(f"gammonwatch demo: simulated table frames in {folder} "
           f"({'cached: starts at once' if cached else 'rendering in the background, about 1 CPU-second per table state'})",
           flush=True)
@@ -122,9 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     producer = RenderedTableProducer(folder, fps=args.fps, speed=args.speed, renderer=proc)
 
     def extra() -> dict[str, Any]:
-        total = producer.total_states or meta["states"]
+        total = producer.total_frames
         behind = producer.waited_s > 0.5
-        note = (f"Simulated table: {producer.rendered} of {total} table states rendered. "
+        note = (f"Simulated table: {producer.rendered} frames rendered" + (f" of {total}. " if total else " so far. ")
                 + ("The renderer is behind (about 1 CPU-second per state), so the table waits for it: "
                    f"slower than real time (waited {producer.waited_s:.0f} s so far)." if behind else
                    "Frames are rendered by the simulator and go through the real vision pipeline; "
@@ -136,13 +136,18 @@ def main(argv: list[str] | None = None) -> int:
     setup_args = argparse.Namespace(players=None, length=None, rules="usbgf-2019", end_signal=None)
     match: MatchCreate = match_for(setup_args, setup)
     table = TableCreate(id="t1", name="Demo table (simulated)", source="simulated table")
-    announcements = list(iter_announcements(folder))
+    announcements: list[tuple[float, dict[str, Any]]] = []
 
     async def announcer(live: Live) -> None:
         """Enters the script's spoken acts (resignations) when the table reaches them, as a monitor would."""
-        pending = sorted(announcements, key=lambda x: x[0])
-        while pending:
+        pending: list[tuple[float, dict[str, Any]]] = []
+        while not producer.complete or pending or not announcements:
             await asyncio.sleep(0.25)
+            if not announcements and producer.complete:
+                announcements.extend(iter_announcements(folder, args.fps))  # known once the script is rendered
+                pending = sorted(announcements, key=lambda x: x[0])
+                if not pending:
+                    return
             if "t1" not in live.tables or live.tables["t1"].match is None:
                 continue
             while pending and producer.t >= pending[0][0]:

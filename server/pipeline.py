@@ -198,8 +198,9 @@ class PipelineConfig:
     tracker: TrackerConfig = field(default_factory=TrackerConfig)
     max_dice: int = 2
     """Dice kept per frame (two-dice play: 2; four-dice mode: 4), the most confident first."""
-    dice_background: bool = True
-    """Locate dice against the quiet table without dice (decision 0650), else against a median estimate."""
+    dice_locator: Literal["model", "background"] = "model"
+    """``model``: the recognizer's trained locator (:meth:`FrameRecognizer.locate_dice`); ``background``:
+    the classical detector against the quiet table as last seen without dice (decision 0650)."""
     hands: bool = True
     """Report hands from the difference with the quiet table (:class:`HandCue`)."""
     hand_still_s: float = 0.8
@@ -248,10 +249,10 @@ class FramePipeline:
 
     # ------------------------------------------------------------------ dice
     def locate_dice(self, image: U8) -> list[Box]:
-        """Dice boxes on the playing surface, the ``max_dice`` most confident (against the quiet
-        table without dice when ``dice_background``; the recognizer's own locator otherwise)."""
-        bg = self._background if self.config.dice_background else None
-        det = detect_dice(image, die_px=self._die_px, background=bg)
+        """Dice boxes on (or next to) the playing surface, the ``max_dice`` most confident."""
+        if self.config.dice_locator == "model":
+            return self.recognizer.locate_dice(image)[: self.config.max_dice]
+        det = detect_dice(image, die_px=self._die_px, background=self._background)
         order = np.argsort(-det.confidence) if len(det) else np.zeros(0, dtype=np.int64)
         out: list[Box] = []
         for i in order:

@@ -151,6 +151,9 @@ def feed_job(source: Source, table: TableCreate, match: MatchCreate, on_end: Cal
             if item.status is not None:
                 live.set_pipeline(t.id, {**item.status, "states_fed": fed, "states_rejected": rejected})
         log.info("%s finished: %d states fed, %d rejected", source.description, fed, rejected)
+        final = live.tables[t.id].pipeline
+        if final is not None:
+            print("gammonwatch: pipeline at the end " + json.dumps(final, separators=(",", ":")), flush=True)
         if on_end is not None:
             on_end()
 

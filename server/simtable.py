@@ -5,13 +5,14 @@ one fixed camera (about one CPU-second per state). This module:
 
 - builds the script with irregularities woven in (:func:`demo_steps`): an illegal move, a cocked
   die, a premature roll, a double in the Crawford game (``sim.video``'s injections);
-- renders it **progressively** into a cache folder (:func:`render_progressive`, run in a background
-  process by :func:`start_render`): ``states/NNNNN.jpg`` and one line of ``index.jsonl`` per state
-  (its time and, for evaluation only, the simulator's ground truth); ``done.json`` when complete.
-  A complete folder is reused, so a second demo starts at once;
-- plays the folder as a camera (:class:`RenderedTableProducer`): frame ``k`` shows the latest state
-  whose time is ``<= k / fps``; when the renderer is behind, the camera waits (the demo then runs
-  slower than real time, and says so).
+- renders it **progressively** with ``sim.video.iter_frames`` (physical throws, hands moving in
+  and out; about one CPU-second per rendered image) into a cache folder (:func:`render_progressive`,
+  run in a background process by :func:`start_render`): each new image once as
+  ``frames/NNNNNN.jpg``, one line of ``index.jsonl`` per video frame (its id, time, image and, for
+  evaluation only, the simulator's ground truth); ``done.json`` when complete. A complete folder is
+  reused, so a second demo starts at once;
+- plays the folder as a camera (:class:`RenderedTableProducer`): frame ``k`` at ``k / fps``; when
+  the renderer is behind, the camera waits (the demo then runs slower than real time, and says so).
 
 The pipeline sees only the JPEG frames: the ground truth in ``index.jsonl`` is never fed to the
 referee (the evaluation compares against it afterwards).
@@ -93,127 +94,113 @@ def bundled_demo_match() -> str:
 
 def demo_script(seed: int = 0) -> TableScript:
     """The demo: games 2-4 of the bundled 3-point match (game 4 is the Crawford game) with an illegal
-    move (play 2), a cocked die (roll 5), a premature roll (turn 8) and a double in the Crawford game."""
+    move (play 2), a cocked die (roll 5) and a premature roll (end of turn 5), and a double in the
+    Crawford game."""
     return TableScript(bundled_demo_match(), from_game=2,
                        inject=("illegal_move", "cocked_roll", "premature_roll", "crawford_double"),
-                       illegal_at=2, cocked_at=5, turn_at=8, seed=seed)
+                       illegal_at=2, turn_at=5, seed=seed)
 
 
-def script_steps(script: TableScript) -> tuple[list[tuple[float, dict[str, Any]]], list[str]]:
-    """The scripted records ``(t, record)`` (match_setup, table states, announcements) and notes on the injections."""
+def prepared_match(script: TableScript) -> tuple[MatMatch, list[str]]:
+    """The transcript as the script plays it: games from ``from_game``, the illegal move applied."""
     from dataclasses import replace
 
     from rules.matfile import loads
-    from rules.referee.setup import EndSignal
-    from sim.script import ScriptOptions, script_match
-    from sim.video import TURN_LEVEL, inject_illegal_move, irregular_script
+    from sim.video import inject_illegal_move
 
     match: MatMatch = loads(script.match_text, source="demo")
     notes: list[str] = []
-    if "illegal_move" in script.inject:
-        sliced = replace(match, games=match.games[script.from_game - 1:])
-        sliced, what = inject_illegal_move(sliced, script.illegal_at)
-        match = sliced
-        notes.append(f"illegal_move: {what}")
-    elif script.from_game > 1:
+    if script.from_game > 1:
         match = replace(match, games=match.games[script.from_game - 1:])
-    options = ScriptOptions(end_signal=EndSignal(script.end_signal))
-    turn_level = [n for n in script.inject if n in TURN_LEVEL]
-    steps = irregular_script(match, options, turn_level, script.turn_at, script.seed) if turn_level \
-        else script_match(match, options)
-    notes += [f"{n}: at turn/roll {script.turn_at}" for n in turn_level]
-    out = [(float(s.t), dict(s.record)) for s in steps if s.t <= script.max_seconds]
-    if "cocked_roll" in script.inject:
-        notes.append(f"cocked_roll: roll {script.cocked_at}")
-    return out, notes
+    if "illegal_move" in script.inject:
+        match, what = inject_illegal_move(match, script.illegal_at)
+        notes.append(f"illegal move: {what}")
+    return match, notes
 
 
-def cocked_states(states: list[dict[str, Any]], at: int) -> dict[int, dict[int, str]]:
-    """Which table states show the ``at``-th roll at rest, with its first die forced cocked (as ``sim.video``)."""
-    forced: dict[int, dict[int, str]] = {}
-    rolls = 0
-    prev_rest = False
-    start = None
-    for i, r in enumerate(states):
-        rest = any(d.get("state") == "at_rest" for d in r.get("dice", []))
-        if rest and not prev_rest:
-            rolls += 1
-            if rolls == at:
-                start = i
-        if start is not None and i >= start:
-            if not rest:
-                break
-            forced[i] = {0: "cocked"}
-        prev_rest = rest
-    return forced
+def frames(script: TableScript, fps: float, info: dict[str, Any], on_record: Any) -> Iterator[Any]:
+    """The rendered frames of the script (``sim.video.iter_frames``: physical throws, moving hands)."""
+    from rules.referee.setup import EndSignal
+    from sim.script import ScriptOptions
+    from sim.video import iter_frames
+
+    match, _ = prepared_match(script)
+    inject = [n for n in script.inject if n != "illegal_move"]
+    return iter_frames(match, seed=script.seed, fps=fps, max_seconds=script.max_seconds, style=script.style,
+                       inject=inject, inject_at=script.turn_at, elevation=script.elevation, motion_every=3,
+                       options=ScriptOptions(end_signal=EndSignal(script.end_signal)), on_record=on_record, info=info)
+
+
+def injection_notes(script: TableScript) -> list[str]:
+    _, notes = prepared_match(script)
+    for n in script.inject:
+        if n == "cocked_roll":
+            notes.append(f"cocked die: roll {script.turn_at}")
+        elif n == "premature_roll":
+            notes.append(f"premature roll: end of turn {script.turn_at}")
+        elif n == "crawford_double":
+            notes.append("double in the Crawford game (offered, then taken back)")
+        elif n != "illegal_move":
+            notes.append(f"{n}: at turn/roll {script.turn_at}")
+    return notes
 
 
 # ----------------------------------------------------------------------------------------- rendering
-def render_progressive(script: TableScript, out: Path, progress: bool = False) -> None:
-    """Render every table state of the script into ``out`` (see the module docstring); resumable."""
-    from sim.video import StateRenderer
-
+def render_progressive(script: TableScript, out: Path, fps: float = 10.0, progress: bool = False) -> None:
+    """Render the script's frames into ``out`` (see the module docstring). Each new image is written
+    once (``frames/NNNNNN.jpg``); ``index.jsonl`` has one line per video frame: its id ``k``, time
+    ``t``, image and the simulator's ground truth (for evaluation only). Restarts from scratch."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "states").mkdir(exist_ok=True)
-    records, notes = script_steps(script)
-    setup = next((r for t, r in records if r.get("type") == "match_setup"), None)
-    states = [(t, r) for t, r in records if r.get("type") == "table_state"]
-    others = [(t, r) for t, r in records if r.get("type") not in ("table_state", "match_setup")]
-    forced = cocked_states([r for _, r in states], script.cocked_at) if "cocked_roll" in script.inject else {}
-    (out / "script.json").write_text(json.dumps({"script": script.to_json(), "setup": setup, "notes": notes,
-                                                 "states": len(states), "others": [[t, r] for t, r in others]},
-                                                indent=1), encoding="utf-8")
-    index = out / "index.jsonl"
-    done_before = 0
-    if index.exists():  # resume: keep complete lines only
-        lines = [x for x in index.read_text(encoding="utf-8").splitlines() if x.endswith("}")]
-        done_before = len(lines)
-        index.write_text("".join(x + "\n" for x in lines), encoding="utf-8")
-    sr = StateRenderer(script.seed, script.style, script.elevation)
-    camera_written = (out / "camera.json").exists()
-    try:
-        with open(index, "a", encoding="utf-8") as f:
-            for i, (t, rec) in enumerate(states):
-                if i < done_before:
-                    continue
-                rgb, truth = sr.frame(rec, forced.get(i))
-                bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
-                name = f"states/{i:05d}.jpg"
+    (out / "frames").mkdir(exist_ok=True)
+    for old in ("index.jsonl", "done.json", "camera.json"):
+        (out / old).unlink(missing_ok=True)
+    records: list[dict[str, Any]] = []
+    info: dict[str, Any] = {}
+    notes = injection_notes(script)
+    setup: dict[str, Any] | None = None
+    last_img: Any = None
+    name = ""
+    n = 0
+    count = [0]  # frames written so far: the frame a record precedes
+
+    def on_record(r: dict[str, Any]) -> None:
+        records.append({**r, "t_frame": count[0]})
+
+    with open(out / "index.jsonl", "a", encoding="utf-8") as f:
+        for k, t, img, truth in frames(script, fps, info, on_record):
+            if setup is None:
+                setup = next((r for r in records if r.get("type") == "match_setup"), None)
+                (out / "camera.json").write_text(json.dumps(info["camera"], indent=1), encoding="utf-8")
+                (out / "script.json").write_text(json.dumps({"script": script.to_json(), "setup": setup, "notes": notes,
+                                                             "fps": fps}, indent=1), encoding="utf-8")
+            if img is not last_img:
+                last_img = img
+                name = f"frames/{k:06d}.jpg"
                 tmp = out / (name + ".tmp.jpg")
-                cv2.imwrite(str(tmp), bgr, [cv2.IMWRITE_JPEG_QUALITY, 92])
+                cv2.imwrite(str(tmp), img, [cv2.IMWRITE_JPEG_QUALITY, 90])
                 tmp.replace(out / name)
-                if not camera_written:
-                    _write_camera(sr, out)
-                    camera_written = True
-                f.write(json.dumps({"i": i, "t": round(t, 4), "image": name, "truth": truth}, separators=(",", ":")) + "\n")
-                f.flush()
-                if progress:
-                    sys.stderr.write(f"\rrendered {i + 1}/{len(states)} states")
-                    sys.stderr.flush()
-    finally:
-        sr.close()
-    (out / "done.json").write_text(json.dumps({"states": len(states), "mismatches": sr.mismatches,
-                                               "value_changed": sr.value_changed}), encoding="utf-8")
+            f.write(json.dumps({"k": k, "t": t, "image": name, "truth": truth}, separators=(",", ":")) + "\n")
+            f.flush()
+            n = count[0] = k + 1
+            if progress and k % 10 == 0:
+                sys.stderr.write(f"\rrendered {k + 1} frames ({t:.1f} s of table time)")
+                sys.stderr.flush()
+    others = [r for r in records if r.get("type") not in ("match_setup",)]
+    meta = json.loads((out / "script.json").read_text(encoding="utf-8"))
+    meta["others"] = others
+    (out / "script.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    (out / "done.json").write_text(json.dumps({"frames": n, **info.get("summary", {})}), encoding="utf-8")
     if progress:
         sys.stderr.write("\n")
 
 
-def _write_camera(sr: Any, out: Path) -> None:
-    cam = sr.cam
-    corners = sr.spec.corners()
-    (out / "camera.json").write_text(json.dumps({
-        "camera": cam.to_json(), "table_cm": sr.spec.to_json(), "style": sr.style.name,
-        "corners4_px": np.round(cam.project(np.array(corners["corners4"])), 2).tolist(),
-        "corners8_px": np.round(cam.project(np.array(corners["corners8"])), 2).tolist()}, indent=1), encoding="utf-8")
-
-
-def start_render(script: TableScript, out: Path, nice: int = 10) -> subprocess.Popen[bytes] | None:
+def start_render(script: TableScript, out: Path, fps: float = 10.0, nice: int = 10) -> subprocess.Popen[bytes] | None:
     """Render in a background process (niced) unless ``out`` is complete; returns the process or None."""
     if (out / "done.json").exists() or render_running(out):
         return None
     out.mkdir(parents=True, exist_ok=True)
     (out / "request.json").write_text(json.dumps(script.to_json()), encoding="utf-8")
-    cmd = [sys.executable, "-m", "server.simtable", "render", str(out)]
+    cmd = [sys.executable, "-m", "server.simtable", "render", str(out), "--fps", str(fps)]
     if nice and hasattr(os, "nice"):
         cmd = ["nice", "-n", str(nice), *cmd]
     log = open(out / "render.log", "ab")  # noqa: SIM115 - handed to the child process
@@ -237,13 +224,15 @@ def render_running(out: Path) -> bool:
 
 # ----------------------------------------------------------------------------------------- the camera
 class RenderedTableProducer:
-    """A folder written by :func:`render_progressive`, played as a camera at ``fps`` (see the module
-    docstring). ``is_live``: frames are paced at real time (``speed``), the oldest dropped when
-    vision falls behind; timestamps (:attr:`t`) are the table's time."""
+    """A folder written by :func:`render_progressive`, played as a camera: frame ``k`` at ``k / fps``.
+
+    ``is_live``: frames are paced at real time (``speed``), the oldest dropped when vision falls
+    behind; timestamps (:attr:`t`) are the table's time. When the renderer has not reached a frame
+    yet, the camera waits for it (:attr:`waited_s`)."""
 
     is_live = True
 
-    def __init__(self, folder: Path, fps: float = 10.0, speed: float = 1.0, wait_s: float = 600.0,
+    def __init__(self, folder: Path, fps: float = 10.0, speed: float = 1.0, wait_s: float = 900.0,
                  renderer: subprocess.Popen[bytes] | None = None) -> None:
         self.folder = Path(folder)
         self.name = f"simulated table ({self.folder})"
@@ -251,89 +240,78 @@ class RenderedTableProducer:
         self.speed = speed
         self.wait_s = wait_s
         self.renderer = renderer
-        self._entries: list[tuple[float, str]] = []
+        self._images: list[str] = []
         self._pos = 0  # bytes of index.jsonl read
         self._k = 0
-        self._cur = -1
         self._image: U8 | None = None
+        self._shown = ""
         self._start: float | None = None
         self.t = 0.0
         self.waited_s = 0.0
         """Seconds spent waiting for the renderer (why the demo can run slower than real time)."""
-        self.total_states: int | None = None
-        self._stopped = False
-        self._shown = -1
+        self.total_frames: int | None = None
         self.last_work_ms: float | None = None
         """Time spent reading the frame (decoding), without the waits for pacing or the renderer."""
+        self._stopped = False
 
     def _poll(self) -> None:
         index = self.folder / "index.jsonl"
-        if index.exists():
-            with open(index, "rb") as f:
-                f.seek(self._pos)
-                chunk = f.read()
-            end = chunk.rfind(b"\n")
-            if end >= 0:
-                for line in chunk[: end + 1].decode("utf-8").splitlines():
-                    rec = json.loads(line)
-                    self._entries.append((float(rec["t"]), str(rec["image"])))
-                self._pos += end + 1
-        if self.total_states is None and (self.folder / "done.json").exists():
-            self.total_states = int(json.loads((self.folder / "done.json").read_text())["states"])
+        if self.total_frames is None and (self.folder / "done.json").exists():
+            self.total_frames = int(json.loads((self.folder / "done.json").read_text())["frames"])
+        if not index.exists():
+            return
+        with open(index, "rb") as f:
+            f.seek(self._pos)
+            chunk = f.read()
+        end = chunk.rfind(b"\n")
+        if end >= 0:
+            for line in chunk[: end + 1].decode("utf-8").splitlines():
+                self._images.append(str(json.loads(line)["image"]))
+            self._pos += end + 1
 
     @property
     def rendered(self) -> int:
-        return len(self._entries)
+        """Frames rendered so far."""
+        return len(self._images)
 
     @property
     def complete(self) -> bool:
-        return self.total_states is not None and len(self._entries) >= self.total_states
+        return self.total_frames is not None and len(self._images) >= self.total_frames
 
     def renderer_failed(self) -> str | None:
         if self.renderer is not None and self.renderer.poll() not in (None, 0) and not self.complete:
-            tail = ""
             log = self.folder / "render.log"
-            if log.exists():
-                tail = log.read_text(errors="replace")[-600:]
+            tail = log.read_text(errors="replace")[-600:] if log.exists() else ""
             return f"the simulator's renderer stopped (exit code {self.renderer.returncode}): {tail}"
         return None
 
     def read(self) -> U8 | None:
-        if self._stopped:
-            return None
-        t = self._k / (self.fps or 10.0)
         waited = 0.0
-        while True:
+        while not self._stopped:
             self._poll()
-            nxt = self._cur + 1
-            if nxt < len(self._entries) and self._entries[nxt][0] <= t + 1e-9:
-                self._cur = nxt
-                continue
-            if nxt < len(self._entries) or self.complete:
-                break  # the next state is later than this frame (or there is none)
-            # the renderer has not reached this frame's state yet
+            if self._k < len(self._images):
+                break
+            if self.complete:
+                return None  # the end of the match
             failed = self.renderer_failed()
             if failed:
                 raise RuntimeError(failed)
             if waited > self.wait_s:
-                raise RuntimeError(f"no new rendered state in {self.wait_s:.0f} s; see {self.folder / 'render.log'}")
+                raise RuntimeError(f"no new rendered frame in {self.wait_s:.0f} s; see {self.folder / 'render.log'}")
             time.sleep(0.2)
             waited += 0.2
-            if self._stopped:
-                return None
+        if self._stopped:
+            return None
         self.waited_s += waited
-        if self.complete and self._cur >= len(self._entries) - 1 and t > self._entries[-1][0] + 2.0:
-            return None  # two seconds after the last state: the end
-        if self._cur < 0:
-            self._cur = 0
-        image_path = self.folder / self._entries[self._cur][1]
+        t = self._k / (self.fps or 10.0)
         t0 = time.perf_counter()
-        if self._image is None or self._shown != self._cur:
-            img = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+        name = self._images[self._k]
+        if self._image is None or name != self._shown:
+            img = cv2.imread(str(self.folder / name), cv2.IMREAD_COLOR)
             if img is None:
-                raise RuntimeError(f"{image_path}: cannot read a rendered frame; delete {self.folder} to render again")
+                raise RuntimeError(f"{self.folder / name}: cannot read a rendered frame; delete {self.folder} to render again")
             self._image = np.asarray(img, dtype=np.uint8)
-            self._shown = self._cur
+            self._shown = name
         self.last_work_ms = (time.perf_counter() - t0) * 1e3
         now = time.monotonic()
         if self._start is None or waited > 0:
@@ -350,22 +328,20 @@ class RenderedTableProducer:
         self._stopped = True
 
 
-def load_truth(folder: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[tuple[float, dict[str, Any]]]]:
-    """Evaluation only: the set-up, the ground-truth states (with ``t``) and the other records (announcements)."""
+def load_truth(folder: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]:
+    """Evaluation only: the set-up, the ground-truth state of every frame, the other records (with
+    ``t_frame``, the frame they precede)."""
     meta = json.loads((folder / "script.json").read_text(encoding="utf-8"))
-    truth = []
-    for line in (folder / "index.jsonl").read_text(encoding="utf-8").splitlines():
-        rec = json.loads(line)
-        truth.append({**rec["truth"], "t": rec["t"]})
-    return meta["setup"], truth, [(float(t), r) for t, r in meta["others"]]
+    truth = [json.loads(line)["truth"] for line in (folder / "index.jsonl").read_text(encoding="utf-8").splitlines()]
+    return meta["setup"], truth, list(meta.get("others", []))
 
 
-def iter_announcements(folder: Path) -> Iterator[tuple[float, dict[str, Any]]]:
+def iter_announcements(folder: Path, fps: float) -> Iterator[tuple[float, dict[str, Any]]]:
     """Spoken acts of the script (resignations): a monitor enters these; the camera cannot see them."""
     meta = json.loads((folder / "script.json").read_text(encoding="utf-8"))
-    for t, r in meta["others"]:
+    for r in meta.get("others", []):
         if r.get("type") == "announce":
-            yield float(t), r
+            yield float(r.get("t_frame", 0)) / fps, {k: v for k, v in r.items() if k != "t_frame"}
 
 
 def rolls_in(match_text: str, from_game: int = 1) -> int:
@@ -379,10 +355,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m server.simtable", description="render a TableScript progressively")
     ap.add_argument("what", choices=["render"])
     ap.add_argument("folder", type=Path)
+    ap.add_argument("--fps", type=float, default=10.0)
     ap.add_argument("--progress", action="store_true")
     a = ap.parse_args(argv)
     script = TableScript.from_json(json.loads((a.folder / "request.json").read_text(encoding="utf-8")))
-    render_progressive(script, a.folder, progress=a.progress)
+    render_progressive(script, a.folder, fps=a.fps, progress=a.progress)
     return 0
 
 

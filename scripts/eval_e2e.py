@@ -1,0 +1,270 @@
+"""End-to-end evaluation (issue 7): simulated matches rendered to video, run through ``gammonwatch serve``.
+
+For each match (a random legal game from the rules engine, or a transcript with ``--matches-from``):
+
+1. the simulator scripts it with injected irregularities (``--inject``; default: an illegal move, a
+   cocked die, a premature roll) and renders it with a held-out board style (``--styles``,
+   default walnut-wood,navy-leather) and camera elevation (``--elevations``) into a folder of
+   rendered states (``server.simtable``), then into ``video.mp4`` at ``--fps`` (default 30,
+   1280x720), with the simulated camera's ``camera.json`` as the calibration;
+2. ``gammonwatch serve --source video:video.mp4 --calibration camera.json --speed 0 --exit-at-end``
+   runs the real pipeline over every frame (the match set-up, not the ground truth, is given);
+3. ``gammonwatch serve --replay truth.jsonl`` runs the same referee on the simulator's ground truth;
+4. the two event logs are compared:
+
+- **turns right**: the transcripts (.mat) of both runs, entry by entry (dice and play of each roll,
+  cube actions); a turn is right when the vision run has the same entry at the same index;
+- **injections alerted**: each irregularity the referee raises on the ground truth (VIOL, IRREG)
+  must be raised on the video with the same code within ``--window`` seconds;
+- **false alerts**: alerts (VIOL, IRREG, WARN) on the video with no such match on the ground
+  truth; turns with at least one, over all turns;
+- **latency**: for matched alerts, video time of the vision alert minus the ground truth's (the
+  truth raises at the end of turn / when the dice complete 2 s at rest), plus the p95 per-frame
+  processing time (what a live run adds);
+- **real-time factor**: video seconds / wall seconds of the serve run (>= 1: real time at ``--fps``).
+
+    python scripts/eval_e2e.py --matches 5 --out /tmp/e2e             # the issue's run (hours of rendering)
+    python scripts/eval_e2e.py --matches 1 --max-seconds 60 --out /tmp/e2e   # what one can afford
+
+Rendering is about one CPU-second per table state; rendered folders are reused. Run with ``nice``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from server.simtable import TableScript, load_truth, render_progressive  # noqa: E402
+
+ALERTING = ("VIOL", "IRREG", "WARN")
+INJECTED = ("VIOL", "IRREG")
+
+
+def random_transcript(seed: int) -> str:
+    """A random legal one-game match from the rules engine, as .mat text."""
+    from rules.matfile import dumps
+    from sim.video import random_match
+
+    return str(dumps(random_match(np.random.default_rng(np.random.SeedSequence([seed, 0xA11])))))
+
+
+def make_video(folder: Path, fps: float) -> tuple[Path, int]:
+    """``video.mp4`` from the rendered frames (one line of index.jsonl per frame)."""
+    entries = [json.loads(x) for x in (folder / "index.jsonl").read_text().splitlines()]
+    path = folder / "video.mp4"
+    if path.exists() and (folder / "video.json").exists():
+        return path, int(json.loads((folder / "video.json").read_text())["frames"])
+    first = cv2.imread(str(folder / entries[0]["image"]))
+    h, w = first.shape[:2]
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), fps, (w, h))
+    shown, img = "", first
+    for e in entries:
+        if e["image"] != shown:
+            shown, img = e["image"], cv2.imread(str(folder / e["image"]))
+        writer.write(img)
+    writer.release()
+    (folder / "video.json").write_text(json.dumps({"frames": len(entries), "fps": fps}))
+    return path, len(entries)
+
+
+def truth_stream(folder: Path, fps: float) -> Path:
+    """The simulator's ground truth as a table-state stream (one state per frame, announcements in place)."""
+    setup, states, others = load_truth(folder)
+    path = folder / "truth.jsonl"
+    by_frame: dict[int, list[dict[str, Any]]] = {}
+    for r in others:
+        by_frame.setdefault(int(r.get("t_frame", 0)), []).append({k: v for k, v in r.items() if k != "t_frame"})
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(setup) + "\n")
+        for k, s in enumerate(states):
+            for r in by_frame.get(k, []):
+                f.write(json.dumps(r, separators=(",", ":")) + "\n")
+            f.write(json.dumps({**s, "source": "sim.truth"}, separators=(",", ":")) + "\n")
+    return path
+
+
+def serve(args: list[str], db: Path, log: Path) -> dict[str, Any] | None:
+    """Run ``gammonwatch serve`` to the end; the final pipeline status (None for a replay)."""
+    if db.exists():
+        db.unlink()
+    cmd = [sys.executable, "-m", "server.cli", "serve", "--db", str(db), "--port", str(_free_port()),
+           "--exit-at-end", "--log-level", "warning", *args]
+    with open(log, "w") as f:
+        proc = subprocess.run(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=f, text=True, check=False,
+                              env={"GAMMONWATCH_TOKEN": "eval-token", **_env()})
+    status = None
+    for line in proc.stdout.splitlines():
+        if line.startswith("gammonwatch: pipeline at the end "):
+            status = json.loads(line.removeprefix("gammonwatch: pipeline at the end "))
+    if proc.returncode != 0:
+        raise RuntimeError(f"serve failed ({proc.returncode}); see {log}")
+    return status
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return dict(os.environ)
+
+
+def _free_port() -> int:
+    from server.process import free_port
+
+    return free_port()
+
+
+def read_run(db: Path) -> dict[str, Any]:
+    """The referee's transcript and alerts, rebuilt from the event log (as the server does at start)."""
+    from server.engine import RefereeEngine
+    from server.hub import Hub
+    from server.live import Live
+    from server.storage import EventLog
+
+    log = EventLog.open(str(db))
+    try:
+        live = Live(log, Hub(), RefereeEngine)
+        live.restore()
+        t = live.tables["t1"]
+        assert t.match is not None
+        return {"mat": live.transcript(t.match.id), "alerts": list(t.match.alerts.values()), "states": t.match.states}
+    finally:
+        log.close()
+
+
+def mat_entries(text: str) -> list[tuple[Any, ...]]:
+    from rules.matfile import EntryKind, loads
+
+    m = loads(text)
+    out: list[tuple[Any, ...]] = []
+    for g in m.games:
+        for e in g.entries:
+            if e.kind is EntryKind.ROLL:
+                out.append((g.number, int(e.player), tuple(e.dice or ()), str(e.play)))
+            elif e.kind in (EntryKind.DOUBLE, EntryKind.TAKE, EntryKind.DROP):
+                out.append((g.number, int(e.player), e.kind.name))
+    return out
+
+
+def compare(truth: dict[str, Any], seen: dict[str, Any], fps: float, window_s: float) -> dict[str, Any]:
+    te, se = mat_entries(truth["mat"]), mat_entries(seen["mat"])
+    turns = len(te)
+    right = sum(1 for i, e in enumerate(te) if i < len(se) and se[i] == e)
+    t_alerts = [a for a in truth["alerts"] if a["severity"] in INJECTED]
+    s_alerts = [a for a in seen["alerts"] if a["severity"] in ALERTING]
+    used: set[str] = set()
+    matched, latencies = [], []
+    for a in t_alerts:
+        cands = [b for b in s_alerts if b["id"] not in used and b["code"] == a["code"] and b.get("frame") is not None
+                 and a.get("frame") is not None and abs(b["frame"] - a["frame"]) / fps <= window_s]
+        if cands:
+            b = min(cands, key=lambda b: abs(b["frame"] - a["frame"]))
+            used.add(b["id"])
+            matched.append((a["code"], a["frame"], b["frame"]))
+            latencies.append((b["frame"] - a["frame"]) / fps)
+    t_all = [a for a in truth["alerts"] if a["severity"] in ALERTING]
+    false = [b for b in s_alerts if b["id"] not in used and not any(
+        a["code"] == b["code"] and a.get("frame") is not None and b.get("frame") is not None
+        and abs(a["frame"] - b["frame"]) / fps <= window_s for a in t_all)]
+    # turns with a false alert: the truth turn boundaries are the frames of its MOVE / ROLL events
+    turn_frames = sorted(a["frame"] for a in truth["alerts"] if a.get("code") in ("MOVE", "ROLL_VALID") and a.get("frame") is not None)
+    bad_turns = set()
+    for b in false:
+        k = sum(1 for f in turn_frames if f <= (b.get("frame") or 0))
+        bad_turns.add(k)
+    return {"turns": turns, "turns_right": right, "transcript_equal": te == se,
+            "injected": len(t_alerts), "injected_alerted": len(matched),
+            "injected_codes": sorted({a["code"] for a in t_alerts}),
+            "missed": sorted({a["code"] for a in t_alerts} - {m[0] for m in matched}),
+            "false_alerts": len(false), "false_codes": sorted({b["code"] for b in false}),
+            "turns_with_false_alert": min(len(bad_turns), turns), "latencies_s": latencies}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--matches", type=int, default=5)
+    ap.add_argument("--out", type=Path, default=Path("/tmp/gammonwatch-e2e"))
+    ap.add_argument("--styles", default="walnut-wood,navy-leather", help="held-out board styles, used in turn")
+    ap.add_argument("--elevations", default="48,62", help="camera elevations (degrees), used in turn")
+    ap.add_argument("--fps", type=float, default=30.0)
+    ap.add_argument("--max-seconds", type=float, default=1e9, help="cut each match after this much table time")
+    ap.add_argument("--inject", default="illegal_move,cocked_roll,premature_roll",
+                    help="irregularities (illegal_move at play 4; the others at roll / end of turn 6)")
+    ap.add_argument("--window", type=float, default=3.0, help="seconds within which an alert matches the truth's")
+    ap.add_argument("--seed", type=int, default=100)
+    ap.add_argument("--render-only", action="store_true")
+    a = ap.parse_args(argv)
+    styles = [s for s in a.styles.split(",") if s]
+    elevations = [float(e) for e in a.elevations.split(",") if e]
+    inject = tuple(x for x in a.inject.split(",") if x)
+    a.out.mkdir(parents=True, exist_ok=True)
+    results = []
+    for i in range(a.matches):
+        seed = a.seed + i
+        script = TableScript(random_transcript(seed), inject=inject, illegal_at=4, turn_at=6, seed=seed,
+                             style=styles[i % len(styles)], elevation=elevations[i % len(elevations)],
+                             max_seconds=a.max_seconds)
+        folder = a.out / f"m{i}-{script.key()}"
+        t0 = time.perf_counter()
+        if not (folder / "done.json").exists():
+            print(f"match {i}: rendering into {folder} ...", file=sys.stderr, flush=True)
+            render_progressive(script, folder, fps=a.fps, progress=True)
+        video, frames = make_video(folder, a.fps)
+        render_s = time.perf_counter() - t0
+        if a.render_only:
+            continue
+        setup_path = folder / "setup.json"
+        setup = json.loads((folder / "script.json").read_text())["setup"]
+        setup_path.write_text(json.dumps(setup))
+        t1 = time.perf_counter()
+        status = serve(["--source", f"video:{video}", "--calibration", str(folder / "camera.json"), "--speed", "0",
+                        "--match-setup", str(setup_path)], folder / "vision.db", folder / "vision.log")
+        wall = time.perf_counter() - t1
+        serve(["--replay", str(truth_stream(folder, a.fps)), "--speed", "0"], folder / "truth.db", folder / "truth.log")
+        cmp = compare(read_run(folder / "truth.db"), read_run(folder / "vision.db"), a.fps, a.window)
+        timings = (status or {}).get("timings_ms", {})
+        per_frame_p95 = sum(timings.get(s, {}).get("p95_ms", 0.0) for s in ("capture", "vision", "tracker"))
+        res = {"match": i, "style": script.style, "elevation": script.elevation, "frames": frames,
+               "video_s": round(frames / a.fps, 1), "serve_wall_s": round(wall, 1),
+               "realtime_factor": round(frames / a.fps / wall, 3) if wall > 0 else None,
+               "pipeline_status": {k: (status or {}).get(k) for k in ("frames_processed", "frames_dropped", "recognitions",
+                                                                      "states", "states_fed", "states_rejected")},
+               "timings_ms": timings, "per_frame_p95_ms": round(per_frame_p95, 1), "render_s": round(render_s, 1), **cmp}
+        results.append(res)
+        print(json.dumps(res), flush=True)
+    if not results:
+        return 0
+    turns = sum(r["turns"] for r in results)
+    right = sum(r["turns_right"] for r in results)
+    inj = sum(r["injected"] for r in results)
+    alerted = sum(r["injected_alerted"] for r in results)
+    bad = sum(r["turns_with_false_alert"] for r in results)
+    lat = [x for r in results for x in r["latencies_s"]]
+    rtf = [r["realtime_factor"] for r in results if r["realtime_factor"]]
+    print("")
+    print(f"matches {len(results)}, turns {turns} (target >= 5 matches, >= 500 turns)")
+    print(f"turns right: {right}/{turns} = {right / max(turns, 1):.1%} (target >= 99.5%)")
+    print(f"injected irregularities alerted: {alerted}/{inj} (target: all)")
+    print(f"turns without a false alert: {turns - bad}/{turns} = {(turns - bad) / max(turns, 1):.1%} (target >= 99%)")
+    if lat:
+        print(f"alert latency (video time, matched alerts): median {np.median(lat) * 1e3:.0f} ms, max {max(lat) * 1e3:.0f} ms; "
+              f"plus per-frame processing p95 {max(r['per_frame_p95_ms'] for r in results):.0f} ms (target <= 200 ms)")
+    else:
+        print("alert latency: no matched alert to measure (target <= 200 ms)")
+    print(f"real-time factor at {a.fps:.0f} fps: {min(rtf) if rtf else float('nan'):.2f} (worst match; target >= 1)")
+    (a.out / "summary.json").write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,345 @@
+"""The live pipeline (issue 7): frames with ids and timestamps -> vision -> tracker -> referee, its sources
+(video file, image folder, camera with reconnect), the oldest frames dropped under load but never a
+decision, per-stage timings on the API, and clear errors for bad calibration and unreadable video.
+
+Data: tests/data/e2e (a 40-frame clip of the demo's simulated table, its camera, set-up and ground truth).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from server.pipeline import FrameResult, PipelineError, StageTimes, load_profile
+from server.sources import Backoff, LiveSource, ReopeningProducer, SourceError, open_source
+
+REPO = Path(__file__).resolve().parents[2]
+E2E = REPO / "tests" / "data" / "e2e"
+CLIP = E2E / "clip.mp4"
+CAMERA = E2E / "camera.json"
+STAGES = ("capture", "vision", "tracker", "referee", "push")
+
+
+def serve(tmp_path: Path, *args: str, db: Path | None = None) -> subprocess.CompletedProcess[str]:
+    db = db or tmp_path / "events.db"
+    return subprocess.run(
+        [sys.executable, "-c", "import sys; from server.cli import main; sys.exit(main(sys.argv[1:]))",
+         "serve", "--db", str(db), "--port", "0", "--exit-at-end", "--log-level", "warning", *args],
+        cwd=REPO, capture_output=True, text=True, timeout=400, env={"GAMMONWATCH_TOKEN": "t0ken", **_env()},
+    )
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return {**os.environ, "PYOPENGL_PLATFORM": "egl"}
+
+
+def final_status(out: str) -> dict[str, Any]:
+    lines = [x for x in out.splitlines() if x.startswith("gammonwatch: pipeline at the end ")]
+    assert lines, out
+    return dict(json.loads(lines[-1].removeprefix("gammonwatch: pipeline at the end ")))
+
+
+def events(db: Path) -> list[tuple[str, dict[str, Any]]]:
+    with sqlite3.connect(db) as con:
+        return [(k, json.loads(p)) for k, p in con.execute("SELECT kind, payload FROM events ORDER BY seq")]
+
+
+# ------------------------------------------------------------------------------------------ serve --source video
+def test_serve_a_video_file_runs_every_frame_through_the_pipeline_and_stops_cleanly_at_the_end(tmp_path):
+    r = serve(tmp_path, "--source", f"video:{CLIP}", "--calibration", str(CAMERA), "--speed", "0",
+              "--match-setup", str(E2E / "setup.json"))
+    assert r.returncode == 0, r.stderr
+    status = final_status(r.stdout)
+    assert status["state"] == "ended" and "end of the frames after 40 frames" in status["message"]
+    # --speed 0: a file is read frame by frame, none dropped; ids 0..39
+    assert (status["frames_read"], status["frames_processed"], status["frames_dropped"]) == (40, 40, 0)
+    assert set(STAGES) <= set(status["timings_ms"]), status["timings_ms"]
+    assert status["timings_ms"]["vision"]["n"] == 40
+    log = events(tmp_path / "events.db")
+    states = [p["state"] for k, p in log if k == "state"]
+    assert status["states_fed"] == len(states) > 0  # every emitted state reached the referee
+    assert [k for k, _ in log][:2] == ["table", "match"]
+    frames = [s["frame"] for s in states]
+    ts = [s["t"] for s in states]
+    assert frames == sorted(frames) and ts == sorted(ts) and all(0 <= f < 40 for f in frames)
+    assert all(abs(s["t"] - s["frame"] / 5.0) < 1e-6 for s in states)  # timestamps are video time (5 fps)
+    assert all(s["source"] == "vision" for s in states)
+
+
+def test_the_video_shows_the_opening_position_to_the_referee(tmp_path):
+    """What vision saw (after the tracker settled the board) is the ground truth's opening position."""
+    r = serve(tmp_path, "--source", f"video:{CLIP}", "--calibration", str(CAMERA), "--speed", "0",
+              "--match-setup", str(E2E / "setup.json"))
+    assert r.returncode == 0, r.stderr
+    truth = [json.loads(x) for x in (E2E / "truth.jsonl").read_text().splitlines()][1]
+    want = [(p["light"], p["dark"]) for p in truth["points"]]
+    states = [p["state"] for k, p in events(tmp_path / "events.db") if k == "state"]
+    first = states[0]
+    assert [(p["light"], p["dark"]) for p in first["points"]] == want
+
+
+def test_an_unreadable_video_is_named_with_the_fix_and_the_event_log_is_untouched(tmp_path):
+    db = tmp_path / "events.db"
+    r = serve(tmp_path, "--replay", str(REPO / "tests" / "data" / "server" / "scenario.jsonl"), "--speed", "0", db=db)
+    assert r.returncode == 0, r.stderr
+    before = events(db)
+    bad = tmp_path / "match.mp4"
+    bad.write_text("not a video")
+    r = serve(tmp_path, "--source", f"video:{bad}", "--calibration", str(CAMERA), db=db)
+    assert r.returncode == 2
+    assert str(bad) in r.stderr and "ffmpeg" in r.stderr
+    r = serve(tmp_path, "--source", f"video:{tmp_path / 'missing.mp4'}", "--calibration", str(CAMERA), db=db)
+    assert r.returncode == 2 and "missing.mp4" in r.stderr and "no such video file" in r.stderr
+    assert events(db) == before
+
+
+@pytest.mark.parametrize("content, says", [
+    (None, "no such file"),
+    ("{not json", "not readable JSON"),
+    ('{"format": "something-else"}', "not a gammonwatch calibration profile"),
+])
+def test_a_bad_calibration_is_named_with_the_fix(tmp_path, capsys, content, says):
+    from server.serve import main
+
+    profile = tmp_path / "profile.json"
+    if content is not None:
+        profile.write_text(content)
+    assert main(["--source", f"video:{CLIP}", "--calibration", str(profile), "--db", str(tmp_path / "e.db")]) == 2
+    err = capsys.readouterr().err
+    assert str(profile) in err and says in err and "gammonwatch calibrate board" in err
+    assert not (tmp_path / "e.db").exists()  # nothing was started
+
+
+def test_a_frame_of_another_size_than_the_calibration_says_how_to_fix_it():
+    from server.pipeline import FramePipeline
+
+    pipe = FramePipeline(load_profile(CAMERA), recognizer=object())  # the size is checked before any model runs
+    with pytest.raises(PipelineError, match="calibrate this camera resolution"):
+        pipe.process(np.zeros((480, 640, 3), np.uint8), 0, 0.0)
+
+
+def test_a_simulator_camera_file_is_a_calibration_profile():
+    cam = json.loads(CAMERA.read_text())
+    p = load_profile(CAMERA)
+    assert p.image_size == (1280, 720)
+    assert np.allclose(p.corners, np.asarray(cam["corners8_px"]))
+    assert p.pose is not None and p.pose.reprojection_px < 1.0  # sizes, intrinsics and corners agree
+
+
+# ------------------------------------------------------------------------------------------ images:DIR in process
+def run_source(source: LiveSource, timeout: float = 300.0) -> list[Any]:
+    async def collect() -> list[Any]:
+        out = []
+        async for item in source.items():
+            out.append(item)
+        return out
+
+    return asyncio.run(asyncio.wait_for(collect(), timeout))
+
+
+def test_an_image_folder_is_played_in_name_order_with_ids_and_timestamps():
+    source = open_source(f"images:{E2E / 'images'}", speed=0, calibration=str(CAMERA))
+    assert isinstance(source, LiveSource)
+    source.fps = 2.0
+    items = run_source(source)
+    status = [i.status for i in items if i.status is not None][-1]
+    assert status["state"] == "ended" and status["frames_processed"] == 5
+    states = [i.state for i in items if i.state is not None]
+    assert all(s["t"] == s["frame"] / 2.0 for s in states)
+    assert any(i.frame is not None and i.frame.jpeg[:2] == b"\xff\xd8" for i in items)  # a preview for the page
+
+
+# ------------------------------------------------------------------------------------------ load and drops
+class SlowPipeline:
+    """Stands in for vision: slow, and emits one state per frame (each one a decision to keep)."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self.times = StageTimes()
+        self.recognitions = 0
+        self.seen: list[int] = []
+
+    def process(self, image: Any, frame_id: int, t: float) -> FrameResult:
+        time.sleep(self.delay)
+        self.seen.append(frame_id)
+        self.times.add("vision", self.delay * 1e3)
+        return FrameResult(frame_id, t, [{"frame": frame_id, "t": t}], False, False, [], [], {})
+
+    def detections(self) -> list[dict[str, Any]]:
+        return []
+
+
+class FakeCamera:
+    """A live camera delivering frames as fast as asked (20 of them), then unplugged."""
+
+    is_live = True
+    fps = 30.0
+    name = "fake camera"
+
+    def __init__(self, n: int = 20) -> None:
+        self.n = n
+
+    def read(self) -> Any:
+        if self.n <= 0:
+            return None
+        self.n -= 1
+        time.sleep(0.005)
+        return np.zeros((8, 8, 3), np.uint8)
+
+    def release(self) -> None:
+        self.n = 0
+
+
+def test_under_load_the_oldest_frames_are_dropped_but_every_state_is_delivered():
+    pipe = SlowPipeline(0.05)
+    source = LiveSource("camera:9", None, pipeline=pipe, producer=FakeCamera(20), buffer=2, status_s=0.0)
+    items = run_source(source)
+    status = [i.status for i in items if i.status is not None][-1]
+    assert status["frames_dropped"] > 0 and status["frames_dropped"] + status["frames_processed"] == 20
+    # kept frames are in order and the newest one was processed: the dropped ones were the oldest
+    assert pipe.seen == sorted(pipe.seen) and pipe.seen[-1] == 19
+    delivered = [i.state["frame"] for i in items if i.state is not None]
+    assert delivered == pipe.seen  # every decision of the pipeline reached the referee's side
+
+
+# ------------------------------------------------------------------------------------------ reconnect
+def test_a_camera_that_drops_is_reopened_with_backoff_and_the_status_says_so():
+    opened: list[int] = []
+    statuses: list[tuple[str, str]] = []
+
+    class Flaky:
+        is_live = True
+        fps = 30.0
+        name = "cam"
+
+        def __init__(self, frames: int) -> None:
+            self.frames = frames
+
+        def read(self) -> Any:
+            if self.frames == 0:
+                return None  # unplugged
+            self.frames -= 1
+            return np.zeros((4, 4, 3), np.uint8)
+
+        def release(self) -> None:
+            pass
+
+    def opener() -> Any:
+        opened.append(1)
+        if len(opened) in (2, 3):
+            raise OSError("camera 0: cannot be opened")
+        return Flaky(2)
+
+    stop = threading.Event()
+    prod = ReopeningProducer(opener, "camera:0", lambda s, m: statuses.append((s, m)), Backoff(0.01, 0.05), stop)
+    got = [prod.read() is not None for _ in range(5)]
+    assert all(got) and len(opened) == 5  # 2 frames, drop, 2 failed opens, reopened, 2 more, drop, reopened
+    states = [s for s, _ in statuses]
+    assert states[0] == "running" and "reconnecting" in states and states[-1] == "running"
+    assert any("no frames" in m for _, m in statuses) and any("cannot open" in m for _, m in statuses)
+    assert prod.reconnects >= 1
+    assert Backoff(0.5, 10).delay(0) == 0.5 and Backoff(0.5, 10).delay(3) == 4.0 and Backoff(0.5, 10).delay(9) == 10
+    prod.release()
+    assert prod.read() is None  # stopped: the only way to end a camera
+
+
+# ------------------------------------------------------------------------------------------ the API and the page
+def test_pipeline_status_and_stage_timings_are_on_the_api_and_the_websocket(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from server.app import Settings, create_app
+    from server.models import MatchCreate, TableCreate
+    from server.serve import feed_job
+
+    pipe = SlowPipeline(0.001)
+    source = LiveSource("camera:9", None, pipeline=pipe, producer=FakeCamera(12), buffer=64, status_s=0.0)
+    done = threading.Event()
+    job = feed_job(source, TableCreate(id="c1", name="cam"), MatchCreate(players=("A", "B"), length=3), done.set)
+
+    # the fake states are not table states: the referee rejects them, and the status counts that
+    with TestClient(create_app(Settings(db=str(tmp_path / "e.db"), token="t0ken0123456789"), [job])) as c:
+        assert c.get("/api/tables/c1/pipeline").status_code in (200, 404)
+        assert done.wait(30)
+        p = c.get("/api/tables/c1/pipeline").json()
+        assert p["state"] == "ended" and p["frames_processed"] == 12
+        assert p["states_rejected"] == 12 and p["states_fed"] == 0
+        assert p["timings_ms"]["vision"]["n"] == 12 and "capture" in p["timings_ms"]
+        with c.websocket_connect("/ws/tables/c1") as ws:
+            snap = ws.receive_json()
+            assert snap["pipeline"]["state"] == "ended"
+        assert c.get("/api/tables/nope/pipeline").status_code == 404
+
+
+def test_stage_times_summarise_a_window():
+    st = StageTimes(window=3)
+    for ms in (1.0, 2.0, 3.0, 100.0):
+        st.add("vision", ms)
+    s = st.summary()["vision"]
+    assert s["n"] == 4 and s["last_ms"] == 100.0 and s["p50_ms"] == 3.0 and s["mean_ms"] == 35.0
+    assert "referee" not in st.summary()  # no samples, no figures
+
+
+def test_a_camera_spec_must_be_an_index():
+    with pytest.raises(SourceError, match="camera:N"):
+        open_source("camera:front", calibration=str(CAMERA))
+    with pytest.raises(SourceError, match="unknown kind"):
+        open_source("ftp://x", calibration=str(CAMERA))
+
+
+def test_preview_frames_are_small_jpegs():
+    from server.pipeline import encode_preview
+
+    img = cv2.imread(str(E2E / "images" / "frame00.jpg"))
+    jpeg, w, h = encode_preview(img)
+    assert (w, h) == (640, 360) and jpeg[:2] == b"\xff\xd8"
+
+
+# ------------------------------------------------------------------------------------------ the demo's simulated table
+def write_frames(folder: Path, start: int, n: int, image: str) -> None:
+    with open(folder / "index.jsonl", "a") as f:
+        for k in range(start, start + n):
+            f.write(json.dumps({"k": k, "t": k / 10, "image": image, "truth": {}}) + "\n")
+
+
+def test_the_rendered_table_plays_frames_in_order_and_waits_for_the_renderer(tmp_path):
+    from server.simtable import RenderedTableProducer
+
+    (tmp_path / "frames").mkdir()
+    for name, value in (("a", 40), ("b", 200)):
+        cv2.imwrite(str(tmp_path / "frames" / f"{name}.jpg"), np.full((8, 8, 3), value, np.uint8))
+    write_frames(tmp_path, 0, 3, "frames/a.jpg")
+    prod = RenderedTableProducer(tmp_path, fps=10.0, speed=0)
+
+    def renderer() -> None:  # the rest arrives later, as from the background renderer
+        time.sleep(0.6)
+        write_frames(tmp_path, 3, 2, "frames/b.jpg")
+        (tmp_path / "done.json").write_text(json.dumps({"frames": 5}))
+
+    threading.Thread(target=renderer, daemon=True).start()
+    got = []
+    while (img := prod.read()) is not None:
+        got.append((round(prod.t, 3), int(img[0, 0, 0])))
+    assert [t for t, _ in got] == [0.0, 0.1, 0.2, 0.3, 0.4]
+    assert [v > 128 for _, v in got] == [False, False, False, True, True]
+    assert prod.waited_s >= 0.4 and prod.complete  # it waited for frames 3 and 4, then ended cleanly
+
+
+def test_the_demo_announces_its_cache_and_needs_the_simulator(tmp_path, capsys):
+    from server.livedemo import build_parser, cache_root
+
+    assert cache_root(str(tmp_path)) == tmp_path
+    args = build_parser().parse_args(["--port", "9", "--fps", "5"])
+    assert (args.port, args.fps, args.transcript) == (9, 5.0, False)

@@ -54,7 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--file", help="with --transcript: another .mat file")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--speed", type=float, default=1.0, help="table speed (1 = real time; the renderer may hold it back)")
+    p.add_argument("--speed", type=float, default=1.0,
+                   help="table speed (1 = real time; the renderer, and vision on a slow machine, may hold it back)")
+    p.add_argument("--drop-frames", action="store_true",
+                   help="behave like a live camera: drop the oldest frames when vision falls behind (default: "
+                        "every frame goes to vision and the table slows down instead)")
     p.add_argument("--fps", type=float, default=10.0, help="camera frame rate of the simulated table (default 10)")
     p.add_argument("--seed", type=int, default=0, help="simulator seed (camera, board, dice poses)")
     p.add_argument("--cache", help="folder for the rendered frames (default ~/.cache/gammonwatch/demo)")
@@ -119,16 +123,22 @@ def main(argv: list[str] | None = None) -> int:
 
     meta = json.loads((folder / "script.json").read_text(encoding="utf-8"))
     setup = meta["setup"]
-    producer = RenderedTableProducer(folder, fps=args.fps, speed=args.speed, renderer=proc)
+    producer = RenderedTableProducer(folder, fps=args.fps, speed=args.speed, renderer=proc, live=args.drop_frames)
 
     def extra() -> dict[str, Any]:
         total = producer.total_frames
-        behind = producer.waited_s > 0.5
-        note = (f"Simulated table: {producer.rendered} frames rendered" + (f" of {total}. " if total else " so far. ")
-                + ("The renderer is behind (about 1 CPU-second per state), so the table waits for it: "
-                   f"slower than real time (waited {producer.waited_s:.0f} s so far)." if behind else
-                   "Frames are rendered by the simulator and go through the real vision pipeline; "
-                   "the simulator's ground truth is never fed to the referee."))
+        rtf = source.video_t / max(1e-6, time.monotonic() - source.started)
+        parts = [f"Simulated table: {producer.rendered} frames rendered" + (f" of {total}." if total else " so far."),
+                 "Rendered frames go through the real vision pipeline; the simulator's ground truth is never fed "
+                 "to the referee."]
+        if producer.waited_s > 0.5:
+            parts.append(f"The renderer (about 1 CPU-second per image) is behind: the table waited {producer.waited_s:.0f} s "
+                         "for it so far.")
+        if rtf < 0.95:
+            parts.append(f"The demo runs slower than real time ({rtf:.2f}x)"
+                         + ("" if args.drop_frames else ": every frame goes to vision, which is slower than the "
+                            "camera on this machine") + ".")
+        note = " ".join(parts)
         return {"note": note, "demo": {"rendered": producer.rendered, "total": total, "waited_s": round(producer.waited_s, 1),
                                        "injections": meta["notes"], "cache": str(folder)}}
 

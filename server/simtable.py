@@ -226,15 +226,16 @@ def render_running(out: Path) -> bool:
 class RenderedTableProducer:
     """A folder written by :func:`render_progressive`, played as a camera: frame ``k`` at ``k / fps``.
 
-    ``is_live``: frames are paced at real time (``speed``), the oldest dropped when vision falls
-    behind; timestamps (:attr:`t`) are the table's time. When the renderer has not reached a frame
-    yet, the camera waits for it (:attr:`waited_s`)."""
-
-    is_live = True
+    Frames are paced at ``speed`` times real time; timestamps (:attr:`t`) are the table's time.
+    ``live=True`` behaves like a camera (the oldest frames are dropped when vision falls behind);
+    ``live=False`` (the demo's default) hands every frame to vision, so the table slows down to the
+    speed of vision on a slow machine instead of losing frames. When the renderer has not reached a
+    frame yet, the camera waits for it (:attr:`waited_s`)."""
 
     def __init__(self, folder: Path, fps: float = 10.0, speed: float = 1.0, wait_s: float = 900.0,
-                 renderer: subprocess.Popen[bytes] | None = None) -> None:
+                 renderer: subprocess.Popen[bytes] | None = None, live: bool = False) -> None:
         self.folder = Path(folder)
+        self.is_live = live
         self.name = f"simulated table ({self.folder})"
         self.fps: float | None = fps
         self.speed = speed

@@ -60,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="behave like a live camera: drop the oldest frames when vision falls behind (default: "
                         "every frame goes to vision and the table slows down instead)")
     p.add_argument("--fps", type=float, default=10.0, help="camera frame rate of the simulated table (default 10)")
+    p.add_argument("--dice-locator", choices=["background", "model"], default="background",
+                   help="how dice are found: against the quiet table (default) or by the recognizer's locator model")
     p.add_argument("--seed", type=int, default=0, help="simulator seed (camera, board, dice poses)")
     p.add_argument("--cache", help="folder for the rendered frames (default ~/.cache/gammonwatch/demo)")
     p.add_argument("--db", help="event log (default: a fresh SQLite file in a temporary folder)")
@@ -100,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     from server.app import Settings, create_app
     from server.live import Live
     from server.models import MatchCreate, TableCreate
-    from server.pipeline import PipelineError, load_profile
+    from server.pipeline import PipelineConfig, PipelineError, load_profile
     from server.serve import feed_job, match_for
     from server.simtable import RenderedTableProducer, demo_script, iter_announcements, start_render
     from server.sources import LiveSource
@@ -142,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
         return {"note": note, "demo": {"rendered": producer.rendered, "total": total, "waited_s": round(producer.waited_s, 1),
                                        "injections": meta["notes"], "cache": str(folder)}}
 
-    source = LiveSource("sim:demo", profile, producer=producer, status_s=1.0, extra_status=extra)
+    source = LiveSource("sim:demo", profile, producer=producer, status_s=1.0, extra_status=extra,
+                        config=PipelineConfig(dice_locator="model" if args.dice_locator == "model" else "background"))
     setup_args = argparse.Namespace(players=None, length=None, rules="usbgf-2019", end_signal=None)
     match: MatchCreate = match_for(setup_args, setup)
     table = TableCreate(id="t1", name="Demo table (simulated)", source="simulated table")

@@ -198,9 +198,10 @@ class PipelineConfig:
     tracker: TrackerConfig = field(default_factory=TrackerConfig)
     max_dice: int = 2
     """Dice kept per frame (two-dice play: 2; four-dice mode: 4), the most confident first."""
-    dice_locator: Literal["model", "background"] = "model"
-    """``model``: the recognizer's trained locator (:meth:`FrameRecognizer.locate_dice`); ``background``:
-    the classical detector against the quiet table as last seen without dice (decision 0650)."""
+    dice_locator: Literal["model", "background"] = "background"
+    """``background`` (default): the classical detector (``vision.dice_detect``) against the table as
+    last seen quiet, the dice regions kept from before (decision 0652); ``model``: the recognizer's
+    own locator (:meth:`FrameRecognizer.locate_dice`)."""
     hands: bool = True
     """Report hands from the difference with the quiet table (:class:`HandCue`)."""
     hand_still_s: float = 0.8

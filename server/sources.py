@@ -291,7 +291,7 @@ class LiveSource:
     def __init__(self, spec: str, profile: Any, *, speed: float = 1.0, fps: float = 30.0, buffer: int = 8,
                  backoff: Backoff | None = None, pipeline: Any = None, producer: Any = None,
                  preview_s: float = 0.5, status_s: float = 1.0, note: str = "",
-                 extra_status: Callable[[], dict[str, Any]] | None = None) -> None:
+                 extra_status: Callable[[], dict[str, Any]] | None = None, config: Any = None) -> None:
         from server.pipeline import FramePipeline, StageTimes
 
         if speed < 0:
@@ -304,7 +304,7 @@ class LiveSource:
         self.buffer = buffer
         self.backoff = backoff or Backoff()
         self.times: StageTimes = pipeline.times if pipeline is not None else StageTimes()
-        self.pipeline: FramePipeline = pipeline or FramePipeline(profile, times=self.times)
+        self.pipeline: FramePipeline = pipeline or FramePipeline(profile, times=self.times, config=config)
         self.preview_s = preview_s
         self.status_s = status_s
         self.note = note
@@ -506,7 +506,8 @@ class LiveSource:
             emit(_END)
 
 
-def open_source(spec: str, *, speed: float = 1.0, calibration: str | None = None, buffer: int = 8) -> Source:
+def open_source(spec: str, *, speed: float = 1.0, calibration: str | None = None, buffer: int = 8,
+                dice_locator: str = "background") -> Source:
     """The source for a ``--source`` spec (``replay:PATH`` or a live spec, see the module docstring)."""
     if spec.startswith("replay:"):
         return ReplaySource(spec.removeprefix("replay:"), speed)
@@ -527,7 +528,10 @@ def open_source(spec: str, *, speed: float = 1.0, calibration: str | None = None
         except ImportError:  # pragma: no cover - vision is part of the package
             ModelMissingError = RuntimeError  # type: ignore[misc,assignment]  # noqa: N806
         try:
-            return LiveSource(spec, profile, speed=speed, buffer=buffer)
+            from server.pipeline import PipelineConfig
+
+            return LiveSource(spec, profile, speed=speed, buffer=buffer,
+                              config=PipelineConfig(dice_locator="model" if dice_locator == "model" else "background"))
         except ModelMissingError as exc:
             raise SourceError(f"--source {spec}: {exc}") from None
     raise SourceError(

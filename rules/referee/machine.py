@@ -104,7 +104,17 @@ class _GameLog:
 
 
 class Referee:
-    """Follows one match. See the module docstring; ``snapshot()`` is the state a server renders."""
+    """Follows one match. See the module docstring; ``snapshot()`` is the state a server renders.
+
+    A profile with a ``machine`` hook (a variant with its own turn flow, e.g. ``welsh``) makes
+    ``Referee(setup, profile)`` build that subclass instead, so every caller gets the right machine."""
+
+    def __new__(cls, setup: MatchSetup | None = None, profile: Profile | None = None) -> Referee:
+        machine = getattr(profile, "machine", None)
+        if cls is Referee and machine is not None and issubclass(machine, Referee):
+            built: Referee = super().__new__(machine)
+            return built
+        return super().__new__(cls)
 
     def __init__(self, setup: MatchSetup | None = None, profile: Profile | None = None) -> None:
         self.setup = setup or MatchSetup()

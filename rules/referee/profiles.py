@@ -92,6 +92,11 @@ class Profile:
     play_notation: Callable[..., str] | None = None
     """Hook: a variant's notation ``(before, after, dice) -> str`` of a legal play, for the MOVE event;
     None = the standard engine's notation."""
+    machine: type | None = None
+    """Hook: the :class:`rules.referee.machine.Referee` subclass that follows a variant's own turn flow
+    (``Referee(setup, profile)`` builds one of these); None = the standard turn machine."""
+    variant: Any = None
+    """The variant's own rule options (e.g. :class:`rules.welsh.options.WelshOptions`), for its machine."""
 
     def default_end_signal(self, dice_mode: DiceMode, clock: bool) -> EndSignal:
         """The end-of-turn signal by equipment (DIGEST B21)."""

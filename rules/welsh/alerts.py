@@ -16,6 +16,8 @@ CODES: dict[str, tuple[str, str]] = {
     "WEL_THIRD_IDENTICAL_THROW_REROLL": ("Welsh R7", "third identical throw in a row: throw again"),
     "WEL_ACEY_DEUCEY_OPTION": ("Welsh R13", "1-2 thrown: the player may throw both dice again"),
     "WEL_SINGLE_DIE_NOT_ALLOWED": ("Welsh R11", "a single die is only allowed while the thrower has a full spread"),
+    "WEL_ACEY_DEUCEY_RETHROW": ("Welsh R13", "the 1-2 is thrown again instead of being played"),
+    "WEL_RETHROW_NOT_ALLOWED": ("Welsh R7, R13 (W15)", "the dice were thrown again without a 1-2 to re-throw, or after a man moved"),
     # move legality
     "WEL_ROOF_ENTRY_FIRST": ("Welsh R16", "men on the roof must re-enter before any other man moves"),
     "WEL_ILLEGAL_SETTLE": ("Welsh R8-R11", "a man settled on a covered spike, a 7th man, or a protected spread"),
@@ -31,6 +33,7 @@ CODES: dict[str, tuple[str, str]] = {
     "WEL_FORWARD_MOVE_WAIVED": ("Welsh R7", "a playable value was not played"),
     "WEL_ILLEGAL_PLAY": ("Welsh R7-R20", "the position after the turn is not a legal result of the throw"),
     # cube
+    "WEL_RAISE": ("Welsh R3, R24(vii)", "the doubling die was raised: no take or pass, the right passes across"),
     "WEL_DOUBLE_WITHOUT_RIGHT": ("Welsh R3", "the doubling die was raised by the player without the right"),
     "WEL_DOUBLE_DURING_TRIANGLE": ("Welsh R17a", "the doubling die cannot go up while a triangle stands"),
     "WEL_CUBE_ABOVE_64": ("Welsh R6", "the doubling die cannot go above 64"),
@@ -58,6 +61,9 @@ CODES: dict[str, tuple[str, str]] = {
     "WEL_BONUS_EXTRA": ("Welsh R18", "a double on a bonus throw: another turn"),
     # offers and nominations
     "WEL_CONCESSION_WINDOW_OPEN": ("Welsh R18", "one player has a one-throw win: the other may offer to concede"),
+    "WEL_CONCESSION_OFFER": ("Welsh R18", "an offer to concede the game was made"),
+    "WEL_CONCESSION_REJECTED": ("Welsh R18", "the offer to concede was rejected: play goes on"),
+    "WEL_CONCESSION_OFFER_INVALID": ("Welsh R18 (W23)", "an offer outside the window, by the wrong player, or not below the exposure"),
     "WEL_CONCESSION_MANDATORY": ("Welsh R18", "an offer taking the opponent to 24 with the £5 payment must be accepted"),
     "WEL_NOMINATE": ("Welsh R21", "a throw was nominated"),
     "WEL_NOMINATE_INVALID_TIMING": ("Welsh R21, R24(iv)", "a nomination announced at the wrong moment"),
@@ -65,6 +71,7 @@ CODES: dict[str, tuple[str, str]] = {
     "WEL_NOMINATE_ALREADY_USED": ("Welsh R21", "each player nominates once per match"),
     "WEL_NOMINATED_THROW_MISMATCH": ("Welsh R21", "the dice were not set to the nominated throw"),
     # game start, clocks, breaks
+    "WEL_ODDS_EVENS": ("Welsh R7, R24(i)", "odds and evens decided who starts the game"),
     "WEL_TEN_FOR_TWO": ("Welsh R12b", "both clocks under ten minutes: the game starts with the die at 2"),
     "WEL_CLOCK_NOT_STOPPED_END_TURN": ("Welsh R24(iii)", "the turn ended but the clock was not stopped"),
     "WEL_CLOCK_STOPPED_WITH_FOLLOWUP": ("Welsh R24(iii)", "the clock was stopped although the player has a follow-up turn"),

@@ -315,7 +315,7 @@ class WelshGame:
     def rethrow_acey_deucey(self) -> None:
         """R13: throw both dice again instead of playing the 1-2 (before any man moves)."""
         if not self.may_rethrow_acey_deucey():
-            raise WelshRuleError("WEL_ACEY_DEUCEY_OPTION", "only a thrown (not nominated) 1-2 may be re-thrown")
+            raise WelshRuleError("WEL_RETHROW_NOT_ALLOWED", "only a thrown (not nominated) 1-2 may be re-thrown")
         self.acey_rethrows += 1
         self.phase = Phase.BEFORE_THROW
         self.throw_value = None
@@ -344,6 +344,36 @@ class WelshGame:
         if chosen is None:
             raise WelshRuleError("WEL_ILLEGAL_PLAY", "that position is not a legal result of the throw")
         self.apply_play(chosen)
+
+    def let_stand(self, result: WelshPosition) -> None:
+        """W40: an illegal play not corrected in time stands; the game goes on from ``result`` with
+        the usual end-of-turn processing (no rule checks on how it was reached)."""
+        self._need(Phase.MOVING, "letting a play stand")
+        assert self.throw_value is not None
+        p = self.turn
+        before = self.position
+        ending = "checkout" if result.checked_out(p) == MEN else ("three_on_roof" if result.on_roof(1 - p) >= 3 else None)
+        hits = max(0, result.on_roof(1 - p) - before.on_roof(1 - p))
+        checked = max(0, result.checked_out(p) - before.checked_out(p))
+        self.apply_play(Play(p, self.throw_value, (), result, 0, False, hits, checked, ending))
+
+    def set_position(self, position: WelshPosition, turn: int) -> None:
+        """A monitor decision: the game goes on from ``position`` with ``turn`` about to throw.
+        Triangle and full-spread states are taken from the position; rovers are re-activated."""
+        if self.phase is Phase.OVER:
+            raise WelshRuleError("WEL_OUT_OF_TURN", "the game is over")
+        if turn not in (0, 1):
+            raise ValueError(f"turn must be 0 (Red) or 1 (Black), got {turn!r}")
+        self.position = position
+        self.turn = turn
+        self.phase = Phase.BEFORE_THROW
+        self.throw_value = None
+        self._plays = None
+        self.triangle = [position.has_triangle(0), position.has_triangle(1)]
+        for q in (0, 1):
+            self.spreads[q].clear()
+            self.spreads[q].update(position.full_spreads(q))
+        self._start_turn()
 
     def apply_play(self, chosen: Play) -> None:
         """Make a play known to be legal (from :meth:`legal_plays` or a sampler); no check."""
@@ -460,13 +490,14 @@ class WelshGame:
     def offer_concession(self, by: int, games: int, with_payment: bool = False) -> None:
         """R18: offer to concede for ``games`` (1 <= games < exposure); ``with_payment`` is the £5."""
         if self.concession_window is None or self.concession_window[0] != by:
-            raise WelshRuleError("WEL_CONCESSION_WINDOW_OPEN", "no concession window is open for this player")
+            raise WelshRuleError("WEL_CONCESSION_OFFER_INVALID", "no concession window is open for this player")
         if not 1 <= games < self.exposure(by):
             raise WelshRuleError(
-                "WEL_CONCESSION_WINDOW_OPEN",
+                "WEL_CONCESSION_OFFER_INVALID",
                 f"an offer is at least 1 and less than the current exposure {self.exposure(by)} games",
             )
         self.offer = (by, games, with_payment)
+        self._event("WEL_CONCESSION_OFFER", by, f"{games} games" + (" with the £5 payment" if with_payment else ""))
         if self.offer_mandatory():
             self._event("WEL_CONCESSION_MANDATORY", 1 - by)
 
@@ -479,12 +510,14 @@ class WelshGame:
 
     def answer_concession(self, accept: bool) -> None:
         if self.offer is None:
-            raise WelshRuleError("WEL_CONCESSION_WINDOW_OPEN", "there is no offer to answer")
+            raise WelshRuleError("WEL_CONCESSION_OFFER_INVALID", "there is no offer to answer")
         by, games, _paid = self.offer
         if not accept and self.offer_mandatory():
             raise WelshRuleError("WEL_CONCESSION_MANDATORY", "this offer must be accepted (R18 £5 rule)")
         self.offer = None
         self.concession_window = None
+        if not accept:
+            self._event("WEL_CONCESSION_REJECTED", 1 - by, f"{games} games")
         if accept:
             self._event("WEL_CONCEDED", by, f"{games} games")
             self._end(GameResult(Ending.CONCESSION, 1 - by, _pair(1 - by, games), self.cube, 1, None))

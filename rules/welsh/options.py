@@ -93,6 +93,10 @@ class WelshOptions:
     clock_seconds: int = 70 * 60
     """R12a: each player's playing time for the match."""
 
+    dice_on_board_required: bool = False
+    """W39 (R7): False: a die flat anywhere on the table is valid (a die reported ``off_board`` but
+    flat counts).  True: the organiser requires the dice to land on the board."""
+
     def describe(self) -> dict[str, object]:
         """The options as a plain dict (for logs and the referee profile)."""
         return {f.name: getattr(self, f.name) for f in fields(self)}

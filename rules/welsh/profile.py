@@ -40,10 +40,10 @@ _VIOLATIONS = {
     "WEL_FORWARD_MOVE_WAIVED", "WEL_ILLEGAL_PLAY", "WEL_DOUBLE_WITHOUT_RIGHT", "WEL_DOUBLE_DURING_TRIANGLE",
     "WEL_CUBE_ABOVE_64", "WEL_DOUBLE_NOT_BEFORE_THROW", "WEL_NOMINATE_INVALID_TIMING",
     "WEL_NOMINATE_MATCH_WINNING_FORBIDDEN", "WEL_NOMINATE_ALREADY_USED", "WEL_NOMINATED_THROW_MISMATCH",
-    "WEL_OUT_OF_TURN", "WEL_THIRD_IDENTICAL_THROW_REROLL",
+    "WEL_OUT_OF_TURN", "WEL_RETHROW_NOT_ALLOWED", "WEL_CONCESSION_OFFER_INVALID",
 }
 _WARNINGS = {"WEL_COCKED_DICE", "WEL_CLOCK_NOT_STOPPED_END_TURN", "WEL_CLOCK_STOPPED_WITH_FOLLOWUP",
-             "WEL_PENALTY_GAME_DUE", "WEL_CONCESSION_MANDATORY"}
+             "WEL_PENALTY_GAME_DUE"}
 
 
 def severity_of(code: str) -> Severity:
@@ -120,6 +120,7 @@ def welsh_profile(preset: str = "welsh", **options: Any) -> Profile:
         raise ValueError(f"unknown Welsh preset {preset!r}; known: {', '.join(sorted(PRESETS))}")
     fields = set(WelshOptions.__dataclass_fields__)
     welsh_opts = with_changes(PRESETS[preset], **{k: v for k, v in options.items() if k in fields})
+    from rules.welsh.referee import WelshReferee  # the machine imports this module
     # start from the standard money-play profile so that fields the referee adds later get a
     # neutral value, then set every field Welsh has a reading for
     base = get_profile("money", jacoby=False, beavers=False, automatic_doubles=0)
@@ -148,6 +149,8 @@ def welsh_profile(preset: str = "welsh", **options: Any) -> Profile:
         moves_policy="legal",
         legal_results=legal_results_hook(welsh_opts),
         play_notation=lambda before, after, dice: play_notation(before, after, dice, welsh_opts),
+        machine=WelshReferee,  # the Welsh turn flow (rules/welsh/referee.py)
+        variant=welsh_opts,
     )
     known = set(Profile.__dataclass_fields__)
     return replace(base, **{k: v for k, v in welsh_fields.items() if k in known})
@@ -166,6 +169,14 @@ WELSH_CITES_FOR_REFEREE_CODES: dict[str, tuple[str, ...]] = {
     "END_OF_TURN": ("Welsh R24(iii)",),
     "MATCH_WON": ("Welsh R1",),
     "CHECKER_COUNT_MISMATCH": ("Welsh R1",),
+    "MATCH_START": ("Welsh R1",),
+    "GAME_START": ("Welsh R7",),
+    "MOVE": ("Welsh R7-R20",),
+    "NO_MOVE": ("Welsh R7",),
+    "GAME_RESULT": ("Welsh R4", "Welsh R5", "Welsh R6", "Welsh R14", "Welsh R22"),
+    "ILLEGAL_MOVE_STANDS": ("DIGEST W40",),
+    "CORRECTION_COMPLETE": ("DIGEST W40",),
+    "MONITOR_DECISION": ("Welsh (A)", "DIGEST W40"),
 }
 
 

@@ -17,7 +17,7 @@ from rules.welsh.alerts import WelshRuleError
 from rules.welsh.game import Ending, WelshGame
 from rules.welsh.geometry import FULL_SPIKE, MEN, ROOF
 from rules.welsh.match import WelshMatch
-from rules.welsh.movegen import legal_plays, sample_play
+from rules.welsh.movegen import Play, Throw, legal_plays, sample_play
 from rules.welsh.options import WelshOptions
 from rules.welsh.position import WelshPosition, position_problem
 
@@ -54,6 +54,32 @@ class Stats:
                 self.violations.append(f"negative payment {s}")
 
 
+class Observer:
+    """Told of every decision a random game makes, in order (e.g. to write it as a table-state
+    stream, :mod:`rules.welsh.script`).  The default does nothing."""
+
+    def new_game(self, match: WelshMatch, game: WelshGame, clocks: tuple[float, float]) -> None: ...
+
+    def turn_start(self, game: WelshGame, player: int, clocks: tuple[float, float]) -> None: ...
+
+    def timed_out(self, match: WelshMatch, player: int, clocks: tuple[float, float]) -> None: ...
+
+    def raised(self, game: WelshGame, player: int) -> None: ...
+
+    def nominated(self, game: WelshGame, by: int, for_player: int, throw: Throw) -> None: ...
+
+    def thrown(self, game: WelshGame, player: int, dice: Throw, nominated: bool, outcome: str) -> None: ...
+
+    def rethrown(self, game: WelshGame, player: int) -> None: ...
+
+    def played(self, game: WelshGame, player: int, play: Play, cube_before: int) -> None: ...
+
+    def conceded(self, game: WelshGame, by: int, games: int, payment: bool, accept: bool) -> None: ...
+
+
+_QUIET = Observer()
+
+
 def position_violations(pos: WelshPosition, mover: int | None, game_over: bool) -> list[str]:
     out = []
     problem = position_problem(pos.men[0], pos.men[1])
@@ -81,10 +107,12 @@ def play_random_game(
     max_turns: int = 5000,
     pace: float = 1.0,
     avoid_wash: bool = True,
+    observer: Observer = _QUIET,
 ) -> None:
-    """Play one game of ``match`` to its end with random decisions."""
+    """Play one game of ``match`` to its end with random decisions (``observer`` is told of each)."""
     starter = match.next_starter()
     game = match.new_game(rng.randrange(2) if starter is None else None, clocks=(clocks[0], clocks[1]))
+    observer.new_game(match, game, (clocks[0], clocks[1]))
     turns = 0
     while not game.over:
         turns += 1
@@ -95,23 +123,30 @@ def play_random_game(
         clocks[p] -= pace * rng.uniform(0.5, 4.0)
         if clocks[p] <= 0:
             match.time_out(p)
+            observer.timed_out(match, p, (clocks[0], clocks[1]))
             break
-        _random_cube_and_nomination(game, rng)
+        observer.turn_start(game, p, (clocks[0], clocks[1]))
+        _random_cube_and_nomination(game, rng, observer)
         single = bool(game.position.full_spreads(p)) and p not in game.nominations.pending and rng.random() < 0.3
         dice = game.nominations.pending.get(p)
+        nominated = dice is not None
         if dice is None:
             dice = (rng.randint(1, 6),) if single else (rng.randint(1, 6), rng.randint(1, 6))
         outcome = game.throw(dice, single_die=single)
+        observer.thrown(game, p, dice, nominated, outcome)
         if outcome == "rethrow":
             continue
         if outcome == "over":
             break
         if game.may_rethrow_acey_deucey() and rng.random() < 0.5:
             game.rethrow_acey_deucey()
+            observer.rethrown(game, p)
             continue
         if game.nominations.used[p] is False and game.concession_window is None and rng.random() < 0.002:
+            t = (rng.randint(1, 6), rng.randint(1, 6))
             try:
-                game.nominate(p, 1 - p, (rng.randint(1, 6), rng.randint(1, 6)))
+                game.nominate(p, 1 - p, t)
+                observer.nominated(game, p, 1 - p, t)
             except WelshRuleError:
                 pass
         assert game.throw_value is not None
@@ -132,13 +167,15 @@ def play_random_game(
             stats.checked_plays += 1
             if play.result not in legal:
                 stats.violations.append(f"sampled play {play} is not in the legal list")
+        cube_before = game.cube
         game.apply_play(play)
+        observer.played(game, p, play, cube_before)
         stats.turns += 1
         for v in position_violations(game.position, p, game.over):
             stats.violations.append(f"game {stats.games} turn {turns}: {v}")
         if game.cube not in (1, 2, 4, 8, 16, 32, 64):
             stats.violations.append(f"doubling die shows {game.cube}")
-        _random_concession(game, rng)
+        _random_concession(game, rng, observer)
     stats.games += 1
     for e in game.events:
         stats.events[e.code] = stats.events.get(e.code, 0) + 1
@@ -159,18 +196,21 @@ def play_random_game(
         stats.violations.append(problem)
 
 
-def _random_cube_and_nomination(game: WelshGame, rng: random.Random) -> None:
+def _random_cube_and_nomination(game: WelshGame, rng: random.Random, observer: Observer = _QUIET) -> None:
     p = game.turn
     if game.can_raise(p) is None and rng.random() < 0.02:
         game.raise_cube(p)
+        observer.raised(game, p)
     if not game.nominations.used[p] and p not in game.nominations.pending and rng.random() < 0.003:
+        t = (rng.randint(1, 6), rng.randint(1, 6))
         try:
-            game.nominate(p, p, (rng.randint(1, 6), rng.randint(1, 6)))
+            game.nominate(p, p, t)
+            observer.nominated(game, p, p, t)
         except WelshRuleError:
             pass
 
 
-def _random_concession(game: WelshGame, rng: random.Random) -> None:
+def _random_concession(game: WelshGame, rng: random.Random, observer: Observer = _QUIET) -> None:
     w = game.concession_window
     if w is None or game.over or rng.random() < 0.5:
         return
@@ -178,9 +218,12 @@ def _random_concession(game: WelshGame, rng: random.Random) -> None:
     top = game.exposure(by)
     if top <= 1:
         return
-    game.offer_concession(by, rng.randint(1, top - 1), with_payment=rng.random() < 0.5)
+    games = rng.randint(1, top - 1)
+    payment = rng.random() < 0.5
+    game.offer_concession(by, games, with_payment=payment)
     accept = game.offer_mandatory() or rng.random() < 0.5
     game.answer_concession(accept)
+    observer.conceded(game, by, games, payment, accept)
 
 
 def play_random_match(
@@ -189,13 +232,14 @@ def play_random_match(
     options: WelshOptions | None = None,
     game_limit: int | None = None,
     cross_check: bool = False,
+    observer: Observer = _QUIET,
 ) -> WelshMatch:
     """A whole match (or its first ``game_limit`` games) with random decisions."""
     match = WelshMatch(options or WelshOptions())
     clocks = [float(match.options.clock_seconds)] * 2
     pace = rng.choice(PACES)
     while not match.over and (game_limit is None or len(match.results) < game_limit):
-        play_random_game(match, rng, stats, clocks, cross_check, pace=pace)
+        play_random_game(match, rng, stats, clocks, cross_check, pace=pace, observer=observer)
     stats.add_match(match)
     return match
 

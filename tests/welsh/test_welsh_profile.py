@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
 from rules.dice import Dice
@@ -48,34 +45,24 @@ def test_hook_gives_the_welsh_results_R15():
     assert play_notation(Position.start(), std_only, Dice(6, 4)) == ""
 
 
-def _scenario():  # type: ignore[no-untyped-def]
-    here = Path(__file__).resolve().parents[1] / "referee"
-    if not (here / "referee_scenario.py").exists():
-        pytest.skip("tests/referee/referee_scenario.py is not available")
-    sys.path.insert(0, str(here))
-    try:
-        from referee_scenario import Scenario
-    except ImportError as exc:  # the simulator's script module is optional
-        pytest.skip(f"referee scenario helpers unavailable: {exc}")
-    return Scenario
+def test_referee_builds_the_welsh_machine_and_judges_a_turn_with_the_welsh_engine_R15():
+    from welsh_scenario import BLACK, RED, WelshScenario
 
+    from rules.referee import Referee
+    from rules.welsh.referee import WelshReferee
 
-def test_referee_judges_a_welsh_turn_with_the_welsh_engine_R15():
-    Scenario = _scenario()
-    ok = Scenario(rules="welsh")
-    ok.opening("light", 6, 4)
-    ok.play("light", "13/8")  # F6 across the stream and on to N2, jumping Black's covered spike
-    ok.end_turn("light")
-    ok.roll("dark", 3, 1)
-    assert "ILLEGAL_MOVE" not in ok.codes()
-    assert "END_OF_TURN" in ok.all_codes()
-    assert "NO_MOVE" not in ok.all_codes()
-    move = ok.last("MOVE")
-    assert move.details["play"] == "F6/N2(6+4)"  # the Welsh notation, from the profile's hook
-    bad = Scenario(rules="welsh")
-    bad.opening("light", 6, 4)
-    bad.play("light", "13/9 13/7")  # standard, but Welsh men leave Far-Outer 6 only by crossing
-    bad.end_turn("light")
-    bad.roll("dark", 3, 1)
-    assert "ILLEGAL_MOVE" in bad.codes()
-    assert bad.last("ILLEGAL_MOVE").rules == ("Welsh R7-R20", "DIGEST W40")
+    assert isinstance(Referee(None, get_profile("welsh")), WelshReferee)
+    assert type(Referee(None, get_profile("usbgf-2019"))) is Referee
+    ok = WelshScenario()
+    ok.throw(RED, 6, 4)
+    ok.play(RED, "F6/N2(6+4)")  # F6 across the stream and on to N2, jumping Black's covered spike
+    ok.lift(RED)
+    ok.throw(BLACK, 3, 1)
+    assert ok.codes() == []
+    assert ok.last("MOVE").details["play"] == "F6/N2(6+4)"  # the Welsh notation
+    bad = WelshScenario()
+    bad.throw(RED, 6, 4)
+    bad.move(RED, "B1:2 F6:3 N3 N1 N2:3 H6:5", "B1:2 F6:5 N2:3 H6:5")  # standard 13/9 13/7
+    bad.lift(RED)
+    assert bad.codes() == ["WEL_STREAM_NOT_EXACT"]  # men leave Far-Outer 6 only by crossing (R15)
+    assert bad.last("WEL_STREAM_NOT_EXACT").rules == ("Welsh R15",)

@@ -1,0 +1,193 @@
+"""The Welsh referee's turn flow, scoring and match from table states (DIGEST C.4, C.7, C.17, C.19,
+C.23; R1, R4-R7, R12, R14, R17, R22, W40), and whole random games refereed from their streams."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_welsh_referee import FAR_BLACK, check_out_last, concede, rectangle, snakes, three_on_roof
+from welsh_scenario import BLACK, RED, WelshScenario, pos
+
+from rules.referee import Referee, TableState, get_profile
+from rules.referee.setup import MatchSetup
+from rules.referee_cli import main as referee_main
+from rules.welsh.game import Ending
+from rules.welsh.script import WelshTable, random_game_stream, records_to_lines
+
+
+def referee_over(records: list[dict]) -> Referee:  # type: ignore[type-arg]
+    ref = Referee(MatchSetup.from_json(records[0]), get_profile("welsh"))
+    for r in records[1:]:
+        if r["type"] == "table_state":
+            ref.feed(TableState.from_json(r))
+        else:
+            ref.announce(r)
+    return ref
+
+
+# ---- whole random games (C.17 turn flow end to end) -----------------------------------------------
+@pytest.mark.parametrize("seed", [0, 2, 4, 7, 10, 11])
+def test_a_random_game_refereed_from_its_table_states_raises_nothing_and_scores_as_the_engine(seed: int) -> None:
+    records, match = random_game_stream(seed, games=1)
+    ref = referee_over(records)
+    assert [a.code for a in ref.alerts if a.severity.is_alert] == []
+    assert [r.ending for r in ref.wmatch.results] == [r.ending for r in match.results]
+    assert ref.wmatch.scores == match.scores
+    assert [a.code for a in ref.alerts].count("GAME_RESULT") == 1
+
+
+def test_a_whole_random_match_refereed_from_its_table_states_R1():
+    records, match = random_game_stream(102, games=1000)  # a whole match: every game to 25 (~11,000 states)
+    assert match.over
+    ref = referee_over(records)
+    assert [a.code for a in ref.alerts if a.severity.is_alert] == []
+    assert [r.ending for r in ref.wmatch.results] == [r.ending for r in match.results]
+    assert ref.wmatch.scores == match.scores and ref.wmatch.winner == match.winner
+    codes = [a.code for a in ref.alerts]
+    # the stream exercises the Welsh flow, not only plain turns
+    for code in ("WEL_ODDS_EVENS", "WEL_RAISE", "WEL_DANCE", "WEL_ACEY_DEUCEY_RETHROW", "WEL_WASH_STICKS",
+                 "WEL_FIRST_CHECKOUT_BONUS", "WEL_MATCH_WON"):
+        assert code in codes, code
+    assert ref.phase.value == "match_over"
+
+
+def test_gammonwatch_referee_rules_welsh_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    records, match = random_game_stream(4, games=1)
+    stream = tmp_path / "welsh.jsonl"
+    stream.write_text("\n".join(records_to_lines(records)) + "\n", encoding="utf-8")
+    assert referee_main([str(stream), "--rules", "welsh", "--json"]) == 0
+    alerts = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    result = [a for a in alerts if a["code"] == "GAME_RESULT"][-1]
+    assert result["details"]["score"] == match.scores
+    assert result["rules"][0].startswith("Welsh")
+    # a stream with one play laid out illegally: exit status 1 and the Welsh code with its rule
+    table = WelshTable()
+    bad = [table.setup.to_json(), *table.snap(), *table.throw(RED, (3, 1))]
+    bad += table.move(RED, pos("B1:2 F6:4 N3 N2:3 H6:5", "B1:2 F6:5 N2:3 H6:5"))  # across the stream with a 4
+    bad += table.lift(RED)
+    stream.write_text("\n".join(records_to_lines(bad)) + "\n", encoding="utf-8")
+    assert referee_main([str(stream), "--rules", "welsh"]) == 1
+    assert "WEL_STREAM_NOT_EXACT [Red (light)]" in capsys.readouterr().out
+
+
+# ---- scoring (C.19) ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("black,games,multiplier", [
+    ("H6:5 H5:5 H4:4", 1, 1),  # Black has checked out a man: a single game
+    (FAR_BLACK, 3, 3),  # none off, all in his Home: a gammon counts three times (R4)
+    ("N1 H6:5 H5:5 H4:4", 6, 6),  # none off and a man outside his Home: a backgammon, six times (R5, W31)
+])
+def test_checking_out_the_last_man_scores_die_times_gammon_or_backgammon_R4_R5_W32(black: str, games: int,
+                                                                                   multiplier: int) -> None:
+    w = check_out_last(black)
+    assert w.ref.wmatch.scores == [games, 0]
+    result = w.last("GAME_RESULT")
+    assert (result.details["ending"], result.details["multiplier"]) == ("checkout", multiplier)
+    assert w.ref.phase.value == "game_over" and w.codes() == []
+
+
+def test_a_raised_die_multiplies_the_backgammon_R3_R6():
+    w = WelshScenario()
+    w.start("H1", "N1 H6:5 H5:5 H4:4")
+    w.raise_cube(RED, 2)
+    w.throw(RED, 2, 1)
+    w.play(RED, where=lambda pl: pl.result.checked_out(RED) == 15)
+    w.lift(RED)
+    assert w.ref.wmatch.scores == [12, 0] and w.codes() == []
+
+
+def test_three_on_the_roof_scores_the_die_value_only_R14_W16():
+    w = three_on_roof(2)
+    assert w.ref.wmatch.scores == [1, 0]
+    assert w.ref.wmatch.results[-1].ending is Ending.THREE_ON_ROOF
+    assert w.last("GAME_RESULT").player == "light"
+
+
+def test_a_wash_scores_one_game_each_R22():
+    assert snakes((1, 1)).ref.wmatch.scores == [1, 1]
+
+
+def test_an_accepted_concession_scores_the_games_offered_R18():
+    w = concede(2, accept=True)
+    assert w.ref.wmatch.scores == [2, 0] and w.ref.wmatch.results[-1].ending is Ending.CONCESSION
+
+
+def test_a_rectangle_wins_the_match_whatever_the_score_R17b():
+    w = WelshScenario(score=(0, 20))
+    w.start("N2 H6:3 H5:3 H4:3 H3:3 H2:2", FAR_BLACK)
+    w.throw(RED, 4, 2)
+    w.play(RED, where=lambda pl: pl.result.has_rectangle(RED))
+    w.lift(RED)
+    assert w.ref.wmatch.winner == RED and w.ref.phase.value == "match_over"
+    assert w.ref.wmatch.settlement().set_payment == 750  # R23 a): £7.50
+    assert rectangle(form=False).ref.wmatch.winner is None
+
+
+# ---- turn flow ---------------------------------------------------------------------------------------
+def test_mugs_away_the_loser_of_a_game_starts_the_next_R7():
+    w = three_on_roof(2)  # Red wins
+    w.feed(w.table.reset())
+    w.throw(RED, 6, 4)
+    assert w.codes() == ["WEL_OUT_OF_TURN"]
+    w.throw(BLACK, 6, 4)
+    assert w.codes() == ["WEL_OUT_OF_TURN"] and w.ref.phase.value == "moving" and w.ref.turn == BLACK
+
+
+def test_an_illegal_play_corrected_before_the_next_throw_is_accepted_W40():
+    w = WelshScenario()
+    w.throw(RED, 3, 1)
+    w.move(RED, "B1:2 F6:4 N3 N2:3 H6:5", "B1:2 F6:5 N2:3 H6:5")  # across the stream with a 4 (R15)
+    w.lift(RED)
+    assert w.codes() == ["WEL_STREAM_NOT_EXACT"] and w.ref.pending is not None
+    w.play(RED)  # put right: a legal play of the 3-1
+    w.throw(BLACK, 6, 5)
+    assert w.codes() == ["WEL_STREAM_NOT_EXACT"]
+    assert "CORRECTION_COMPLETE" in w.all_codes() and w.ref.pending is None
+    assert w.ref.turn == BLACK and w.ref.phase.value == "moving"
+
+
+def test_an_illegal_play_not_corrected_stands_at_the_next_throw_W40():
+    w = WelshScenario()
+    w.throw(RED, 3, 1)
+    w.move(RED, "B1:2 F6:4 N3 N2:3 H6:5", "B1:2 F6:5 N2:3 H6:5")
+    w.lift(RED)
+    w.throw(BLACK, 6, 5)
+    assert "ILLEGAL_MOVE_STANDS" in w.all_codes()
+    assert w.game.position == pos("B1:2 F6:4 N3 N2:3 H6:5", "B1:2 F6:5 N2:3 H6:5")  # play goes on from it
+    assert w.ref.turn == BLACK and w.game.throw_value == (6, 5)
+
+
+def test_a_clock_press_also_ends_the_turn_R24iii():
+    w = WelshScenario(clock=True)
+    w.table.clock = "near"
+    w.throw(RED, 6, 4)
+    w.play(RED, "F6/N2(6+4)")
+    w.press(RED)  # the dice still lie on the table
+    assert "MOVE" in w.all_codes() and w.ref.turn == BLACK and w.codes() == []
+
+
+def test_the_automatic_raise_is_turned_on_the_die_without_a_raise_alert_R16_W17():
+    w = WelshScenario()
+    w.start("roof H6:5 H5:5 H4:4", "H6:2 H5:2 H4:2 H3:2 H2:2 H1:2 N1:3")
+    w.throw(RED, 6, 5)
+    w.lift(RED)
+    assert w.game.cube == 2 and w.game.cube_owner is None  # the right does not move (W13)
+    w.feed(w.table.turn_cube(2))
+    assert w.codes() == [] and "WEL_RAISE" not in w.all_codes()
+
+
+def test_time_out_loses_the_match_R12a():
+    w = WelshScenario(clock=True, reserves=(100.0, 100.0))
+    w.table.clock = "near"
+    w.throw(RED, 6, 4)
+    w.table.reserves = (0.0, 90.0)
+    w.snap()
+    assert w.ref.wmatch.winner == BLACK and w.ref.phase.value == "match_over"
+    assert w.ref.wmatch.settlement().set_payment == 2000  # R23 b): £20
+
+
+def test_welsh_has_no_resignation_W12():
+    w = WelshScenario()
+    with pytest.raises(ValueError, match="concession"):
+        w.ref.announce({"act": "resign", "player": "light"})

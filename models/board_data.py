@@ -94,29 +94,39 @@ def strip_counts(lab: dict[str, Any]) -> npt.NDArray[np.int64]:
     return np.asarray(np.minimum(out, MAX_COUNT), dtype=np.int64)
 
 
-def cube_targets(lab: dict[str, Any], profile: CalibrationProfile) -> tuple[npt.NDArray[np.uint8], int]:
-    """Per window 1 if the cube is in it, and the face index in ``FACES`` (-1 when absent)."""
+def cube_targets(lab: dict[str, Any], profile: CalibrationProfile,
+                 transforms: dict[str, npt.NDArray[np.float64]] | None = None
+                 ) -> tuple[npt.NDArray[np.uint8], int, npt.NDArray[np.float32]]:
+    """Per window 1 if the cube is in it, the face index in ``FACES`` (-1 when absent), and per
+    window where the cube's image centre falls in window pixels (-1 when not in that window;
+    needs ``transforms``, the windows' maps from ``vision.cube.window_transforms``)."""
     present = np.zeros(len(WINDOWS), dtype=np.uint8)
+    pos = np.full((len(WINDOWS), 2), -1.0, dtype=np.float32)
     cube = lab["table_state"].get("cube")
     if not cube:
-        return present, -1
+        return present, -1, pos
     zone, value = str(cube["zone"]), int(cube["value"])
+    obj = next((o for o in lab["objects"] if o.get("kind") == "cube"), None)
     if zone == "board":
-        obj = next((o for o in lab["objects"] if o.get("kind") == "cube"), None)
         if obj is None:
-            return present, -1
+            return present, -1, pos
         x = float(image_to_board(profile, [obj["center_px"]])[0, 0])
         present[WINDOWS.index("board-right" if x >= 0 else "board-left")] = 1
     else:
         present[WINDOWS.index(zone)] = 1
-    return present, FACES.index(value) if value in FACES else -1
+    if obj is not None and transforms is not None:
+        k = int(np.argmax(present))
+        inv = np.linalg.inv(transforms[WINDOWS[k]])
+        uv = cv2.perspectiveTransform(np.array([[obj["center_px"]]], dtype=np.float64), inv).reshape(2)
+        pos[k] = uv
+    return present, FACES.index(value) if value in FACES else -1, pos
 
 
 def build(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(args.seed)
     styles_out = set(args.exclude_styles.split(",")) if args.exclude_styles else None
     strips_l, counts_l, frame_l = [], [], []
-    win_centre, win_wide, pres_l, face_l = [], [], [], []
+    win_centre, win_wide, pres_l, face_l, pos_l = [], [], [], [], []
     t0 = time.time()
     n = 0
     want_cube = args.what in ("all", "cube")
@@ -129,19 +139,21 @@ def build(args: argparse.Namespace) -> int:
         image = np.asarray(raw, dtype=np.uint8)
         counts = strip_counts(lab)
         for copy in range(args.copies):
-            prof = profile_for(lab, rng if copy > 0 else None)
+            prof = profile_for(lab, rng if copy > 0 or args.jitter_all else None)
             frame_l.append(n)
             if want_checkers:
                 strips_l.append(cut_strips(image, strip_transforms(prof)))
                 counts_l.append(counts)
             if not want_cube:
                 continue
-            wins = cut_windows(image, window_transforms(prof))
-            pres, face = cube_targets(lab, prof)
+            wtf = window_transforms(prof)
+            wins = cut_windows(image, wtf)
+            pres, face, pos = cube_targets(lab, prof, wtf)
             win_centre.append(wins["centre"])
             win_wide.append(np.stack([wins[w] for w in WINDOWS[1:]]))
             pres_l.append(pres)
             face_l.append(face)
+            pos_l.append(pos)
         n += 1
         if n % 50 == 0:
             print(f"{n} frames, {time.time() - t0:.0f} s", file=sys.stderr)
@@ -158,7 +170,7 @@ def build(args: argparse.Namespace) -> int:
         written.append(f"{out}-checkers.npz")
     if want_cube:
         np.savez(str(out) + "-cube.npz", centre=np.stack(win_centre), wide=np.stack(win_wide),
-                 present=np.stack(pres_l), face=np.array(face_l), frame=np.array(frame_l))
+                 present=np.stack(pres_l), face=np.array(face_l), frame=np.array(frame_l), pos=np.stack(pos_l))
         written.append(f"{out}-cube.npz")
     print(f"{n} frames x {args.copies} copies -> {', '.join(written)} ({time.time() - t0:.0f} s)")
     return 0
@@ -206,10 +218,13 @@ def calibrate_presence(args: argparse.Namespace) -> int:
     from vision.cube import cube_observation
 
     styles_out = set(args.exclude_styles.split(",")) if args.exclude_styles else None
-    reader = BoardReader(presence_bias=0.0)
+    from vision.cube import DEFAULT_FACE_MODEL
+
+    reader = BoardReader(presence_bias=0.0, cube_model=args.cube_model,
+                         cube_face_model=args.cube_face_model or DEFAULT_FACE_MODEL)
     assert reader.cube is not None
     logits, faces, truth = [], [], []
-    for img_path, lab in label_files(args.dirs, exclude=styles_out, limit=args.limit):
+    for img_path, lab in label_files(args.dirs, exclude=styles_out, limit=args.limit, start=args.start):
         raw = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
         if raw is None:
             continue
@@ -342,6 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--limit", type=int)
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--start", type=int, default=0, help="skip this many frames of each folder (add new ones only)")
+    b.add_argument("--jitter-all", action="store_true", help="move the corners of every copy, the first too")
     b.add_argument("--what", choices=("all", "checkers", "cube"), default="all",
                    help="cut checker strips, cube windows or both")
     f = sub.add_parser("build-faces", help="cube face crops from labelled frames")
@@ -355,6 +371,9 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("dirs", nargs="+", type=Path)
     c.add_argument("--exclude-styles", default="walnut-wood,navy-leather")
     c.add_argument("--limit", type=int, default=200)
+    c.add_argument("--start", type=int, default=0, help="skip this many frames of each folder (e.g. those trained on)")
+    c.add_argument("--cube-model", type=Path, help="window model (default models/cube_reader.onnx)")
+    c.add_argument("--cube-face-model", type=Path, help="face model (default models/cube_face.onnx)")
     e = sub.add_parser("eval", help="the board reader's figures on held-out frames")
     e.add_argument("dirs", nargs="+", type=Path)
     e.add_argument("--styles", default="")

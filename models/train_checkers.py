@@ -135,7 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--empty-share", type=float, default=0.35, help="share of empty strips used per epoch")
-    ap.add_argument("--minutes", type=float, default=0.0, help="stop after this many minutes (0: no limit)")
+    ap.add_argument("--minutes", type=float, default=0.0,
+                    help="train for this many minutes, the learning-rate cycle spread over them (0: --epochs)")
+    ap.add_argument("--check-minutes", type=float, default=10.0,
+                    help="validate (and export when better) this often within an epoch (0: at epoch ends only)")
     ap.add_argument("--tall-weight", type=float, default=3.0,
                     help="strips with 5+ checkers of a colour drawn this often per epoch (7+: twice as often)")
     ap.add_argument("--init-onnx", type=Path,
@@ -174,8 +177,18 @@ def main(argv: list[str] | None = None) -> int:
     repeats = np.where(top >= 7, 2 * args.tall_weight, np.where(top >= 5, args.tall_weight, 1.0))
     per_epoch = int(repeats[~empty].sum() + args.empty_share * empty.sum()) + args.batch
     steps = args.epochs * int(np.ceil(per_epoch / args.batch))
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=max(steps, 1),
-                                                pct_start=0.15 if args.init_onnx else 0.3)
+    warm = 0.1 if args.init_onnx else 0.3
+
+    def set_lr(progress: float) -> None:
+        """One cycle over the run: a linear warm-up, then a cosine down to 1/50 of --lr. Progress is
+        the share of --minutes used when a time limit is given (the machine's load then sets how many
+        steps fit, not the schedule), else the share of the steps."""
+        p = min(max(progress, 0.0), 1.0)
+        f = p / warm if p < warm else 0.02 + 0.98 * 0.5 * (1 + np.cos(np.pi * (p - warm) / (1 - warm)))
+        for group in opt.param_groups:
+            group["lr"] = args.lr * max(f, 0.02)
+
+    step = 0
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
 
     def evaluate() -> tuple[float, float]:
@@ -206,22 +219,44 @@ def main(argv: list[str] | None = None) -> int:
         err0, boards0 = evaluate()
         print(f"start ({args.init_onnx.name}): validation strip error {err0:.4f}, frames all right {boards0:.3f}",
               file=sys.stderr)
-    best = 2.0
+        best_start = err0
+    else:
+        best_start = 2.0
+    best = best_start  # a warm start is only replaced by something better
     history: list[dict[str, Any]] = []
     stop = False
-    for epoch in range(args.epochs):
+    t_train = time.time()
+    epochs = args.epochs if not args.minutes else 10_000  # with a time limit the clock ends the run
+    def train_mode() -> None:
         model.train()
         if args.init_onnx:  # keep the folded statistics: the warm start stays the function it was
             for m in model.modules():
                 if isinstance(m, nn.BatchNorm2d):
                     m.eval()
+
+    def checkpoint(epoch: int, seen: int, total: float) -> None:
+        nonlocal best
+        err, boards = evaluate()
+        history.append({"epoch": epoch + 1, "strips": seen, "loss": total / max(seen, 1), "val_strip_error": err,
+                        "val_boards_right": boards, "minutes": round((time.time() - t_start) / 60, 1)})
+        print(f"epoch {epoch + 1} ({seen} strips): loss {total / max(seen, 1):.4f}, validation strip error {err:.4f}, "
+              f"frames all right {boards:.3f} ({(time.time() - t_start) / 60:.1f} min)", file=sys.stderr)
+        if err <= best:
+            best = err
+            torch.save(model.state_dict(), str(args.out.with_suffix(".pt")))
+            export(args.out)
+            print(f"  -> {args.out}", file=sys.stderr)
+        train_mode()
+
+    last_check = time.time()
+    for epoch in range(epochs):
+        train_mode()
         # every strip holding checkers (tall stacks repeated), and a share of the empty ones
         n_rep = np.floor(repeats + rng.random(len(repeats))).astype(np.int64)
         n_rep[empty] = (rng.random(int(empty.sum())) < args.empty_share).astype(np.int64)
         perm = rng.permutation(np.repeat(tr_idx, n_rep))
         total = 0.0
         seen = 0
-        t0 = time.time()
         for i in range(0, len(perm), args.batch):
             idx = perm[i:i + args.batch]
             xb = torch.from_numpy(batch_tensor(xs[idx], ss[idx]))
@@ -235,30 +270,32 @@ def main(argv: list[str] | None = None) -> int:
             yb = torch.from_numpy(ys[idx])
             lo, do = model(xb, torch.from_numpy(ks[idx]))
             loss = loss_fn(lo, yb[:, 0]) + loss_fn(do, yb[:, 1])
+            set_lr((time.time() - t_train) / (60 * args.minutes) if args.minutes else step / max(steps, 1))
             opt.zero_grad()
             loss.backward()
             opt.step()
-            sched.step()
+            step += 1
             total += float(loss.detach()) * len(idx)
             seen += len(idx)
-            if args.minutes and time.time() - t_start > args.minutes * 60:
+            if step % 100 == 0:
+                print(f"  step {step}, {seen} strips this epoch, loss {total / seen:.4f}, "
+                      f"lr {opt.param_groups[0]['lr']:.2e}, {(time.time() - t_start) / 60:.1f} min", file=sys.stderr)
+            if args.minutes and time.time() - t_train > args.minutes * 60:
                 print(f"time limit reached in epoch {epoch + 1} after {seen} strips", file=sys.stderr)
                 stop = True
                 break
-        err, boards = evaluate()
-        history.append({"epoch": epoch + 1, "strips": seen, "loss": total / max(seen, 1), "val_strip_error": err,
-                        "val_boards_right": boards, "minutes": round((time.time() - t_start) / 60, 1)})
-        print(f"epoch {epoch + 1}: loss {total / max(seen, 1):.4f}, validation strip error {err:.4f}, "
-              f"frames all right {boards:.3f} ({time.time() - t0:.0f} s)", file=sys.stderr)
-        if err <= best:
-            best = err
-            torch.save(model.state_dict(), str(args.out.with_suffix(".pt")))
-            export(args.out)
-            print(f"  -> {args.out}", file=sys.stderr)
+            if args.check_minutes and time.time() - last_check > args.check_minutes * 60:
+                checkpoint(epoch, seen, total)
+                last_check = time.time()
+        checkpoint(epoch, seen, total)
+        last_check = time.time()
         if stop:
             break
     import onnxruntime as ort
 
+    if not args.out.with_suffix(".pt").is_file():
+        print(f"no epoch beat the start ({best:.4f}); nothing written", file=sys.stderr)
+        return 1
     model.load_state_dict(torch.load(str(args.out.with_suffix(".pt"))))
     model.eval()
     sess = ort.InferenceSession(str(args.out), providers=["CPUExecutionProvider"])

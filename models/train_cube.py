@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from vision.cube import CENTRE_H, CENTRE_W, FACES, WIDE_H, WIDE_W, to_tensor  # noqa: E402
+from vision.cube import CENTRE_H, CENTRE_W, FACES, MAP_STRIDE, WIDE_H, WIDE_W, to_tensor  # noqa: E402
 
 
 def build_model() -> Any:
@@ -46,15 +46,44 @@ def build_model() -> Any:
                                           block(48, 64))
             self.head = nn.Conv2d(64, 1 + len(FACES), 1)
 
-        def forward(self, windows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        def forward_all(self, windows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
             m = self.head(self.features(windows))
             pres = m[:, 0].flatten(1)              # N x HW
             faces = m[:, 1:].flatten(2)            # N x 6 x HW
             weights = torch.softmax(pres, dim=1)   # where the cube is
             face = (faces * weights.unsqueeze(1)).sum(dim=2)
-            return pres.amax(dim=1), face
+            return pres.amax(dim=1), face, m[:, 0]
+
+        def forward(self, windows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            pres, face, _ = self.forward_all(windows)
+            return pres, face
 
     return CubeNet()
+
+
+def init_from_onnx(model: Any, path: Path) -> None:
+    """Copy an exported window model's weights (batch-norm folded into the convolutions) into ``model``;
+    each batch-norm becomes the identity plus the folded bias (keep it in eval mode while training)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    g = onnx.load(str(path)).graph
+    inits = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+    convs = [n for n in g.node if n.op_type == "Conv"]
+    blocks = list(model.features)
+    if len(convs) != len(blocks) + 1:
+        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(blocks) + 1}")
+    with torch.no_grad():
+        for node, blk in zip(convs[:-1], blocks, strict=True):
+            blk[0].weight.copy_(torch.from_numpy(inits[node.input[1]].copy()))
+            bn = blk[1]
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(inits[node.input[2]].copy()))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        model.head.weight.copy_(torch.from_numpy(inits[convs[-1].input[1]].copy()))
+        model.head.bias.copy_(torch.from_numpy(inits[convs[-1].input[2]].copy()))
 
 
 def add_map_output(path: Path) -> None:
@@ -165,6 +194,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--faces", action="store_true",
                     help="train the face reader on *-cubeface.npz crops (default --out models/cube_face.onnx)")
     ap.add_argument("--add-map-output", action="store_true", help="only add the 'maps' output to --out")
+    ap.add_argument("--init-onnx", type=Path, help="start the window model from this export of the same network")
+    ap.add_argument("--dense", type=float, default=0.05,
+                    help="weight of the per-cell presence loss (the cube's cell from the labels; 0: window labels only)")
+    ap.add_argument("--dense-pos-weight", type=float, default=20.0, help="weight of the cube's own cell in that loss")
     args = ap.parse_args(argv)
     if args.add_map_output:
         add_map_output(args.out)
@@ -181,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     t_start = time.time()
-    centre_l, wide_l, pres_l, face_l, frame_l = [], [], [], [], []
+    centre_l, wide_l, pres_l, face_l, frame_l, pos_l = [], [], [], [], [], []
     offset = 0
     for p in args.data:
         d = np.load(p)
@@ -191,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         face_l.append(d["face"])
         frame_l.append(d["frame"] + offset)
         offset = int(frame_l[-1].max()) + 1
+        pos_l.append(d["pos"] if "pos" in d.files else np.full((len(d["frame"]), 5, 2), -1.0, dtype=np.float32))
+    pos = np.concatenate(pos_l).astype(np.float32)  # F x 5 x 2, window pixels of the cube (-1: not there)
     centre = np.concatenate(centre_l)            # F x H x W x 3
     wide = np.concatenate(wide_l)                # F x 4 x H x W x 3
     present = np.concatenate(pres_l).astype(np.float32)  # F x 5
@@ -207,20 +242,42 @@ def main(argv: list[str] | None = None) -> int:
           file=sys.stderr)
 
     model = build_model()
+    if args.init_onnx:
+        init_from_onnx(model, args.init_onnx)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     bce = nn.BCEWithLogitsLoss()
     ce = nn.CrossEntropyLoss()
 
-    def batch_tensor(sel: np.ndarray, train: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def batch_tensor(sel: np.ndarray, train: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         w = int(sel[0, 1])
         imgs = centre[sel[:, 0]] if w == 0 else wide[sel[:, 0], w - 1]
         x = torch.from_numpy(to_tensor(imgs))
+        uv = pos[sel[:, 0], w].copy()
         if train:
-            # the digits are seen from every side: turn square windows by any quarter, wide ones by a half
-            k = int(rng.integers(4)) if w == 0 else 2 * int(rng.integers(2))
-            x = torch.rot90(x, k, dims=(2, 3))
+            # the digits are seen from every side: turn windows by a half turn (the face model sees quarter turns)
+            if rng.random() < 0.5:
+                x = torch.rot90(x, 2, dims=(2, 3))
+                h, wd = x.shape[2], x.shape[3]
+                there = uv[:, 0] >= 0
+                uv[there] = np.stack([wd - uv[there, 0], h - uv[there, 1]], axis=1)
             x = x * torch.from_numpy(rng.normal(1.0, 0.08, (len(sel), 3, 1, 1)).astype(np.float32))
-        return x, torch.from_numpy(present[sel[:, 0], w]), torch.from_numpy(face[sel[:, 0]])
+        return x, torch.from_numpy(present[sel[:, 0], w]), torch.from_numpy(face[sel[:, 0]]), torch.from_numpy(uv)
+
+    def dense_loss(pmap: torch.Tensor, uv: torch.Tensor) -> torch.Tensor:
+        """Per map cell: the cube's cell 1, its 8 neighbours ignored, every other cell 0 (and all 0
+        in windows without the cube)."""
+        n, h, wd = pmap.shape
+        target = torch.zeros_like(pmap)
+        weight = torch.ones_like(pmap)
+        for i in range(n):
+            if float(uv[i, 0]) < 0:
+                continue
+            c = min(max(int(float(uv[i, 0]) // MAP_STRIDE), 0), wd - 1)
+            r = min(max(int(float(uv[i, 1]) // MAP_STRIDE), 0), h - 1)
+            weight[i, max(r - 1, 0):r + 2, max(c - 1, 0):c + 2] = 0.0
+            target[i, r, c] = 1.0
+            weight[i, r, c] = args.dense_pos_weight
+        return nn.functional.binary_cross_entropy_with_logits(pmap, target, weight=weight, reduction="sum") / max(n, 1)
 
     def batches(s: np.ndarray, train: bool) -> list[np.ndarray]:
         out = []
@@ -241,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         pres_ok = n = face_ok = n_face = 0
         with torch.no_grad():
             for sel in batches(s_val, False):
-                x, p, f = batch_tensor(sel, False)
+                x, p, f, _ = batch_tensor(sel, False)
                 lp, lf = model(x)
                 pres_ok += int(((lp > 0).float() == p).sum())
                 n += len(sel)
@@ -249,6 +306,15 @@ def main(argv: list[str] | None = None) -> int:
                 face_ok += int((lf.argmax(1)[m] == f[m]).sum())
                 n_face += int(m.sum())
         return pres_ok / max(n, 1), face_ok / max(n_face, 1)
+
+    def export() -> None:
+        model.eval()
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        torch.onnx.export(model, (torch.zeros(2, 3, WIDE_H, WIDE_W),), str(args.out), input_names=["windows"],
+                          output_names=["presence", "face"],
+                          dynamic_axes={"windows": {0: "n", 2: "h", 3: "w"}, "presence": {0: "n"}, "face": {0: "n"}},
+                          opset_version=17, dynamo=False)
+        add_map_output(args.out)
 
     n_steps = args.epochs * len(batches(s_tr, True))
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=max(n_steps + 10, 1))
@@ -259,10 +325,16 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.time()
         total = 0.0
         count = 0
+        if args.init_onnx:  # keep the folded statistics of the warm start
+            for mod in model.modules():
+                if isinstance(mod, nn.BatchNorm2d):
+                    mod.eval()
         for sel in batches(s_tr, True):
-            x, p, f = batch_tensor(sel, True)
-            lp, lf = model(x)
+            x, p, f, uv = batch_tensor(sel, True)
+            lp, lf, pmap = model.forward_all(x)
             loss = bce(lp, p)
+            if args.dense:
+                loss = loss + args.dense * dense_loss(pmap, uv)
             m = (p > 0) & (f >= 0)
             if bool(m.any()):
                 loss = loss + ce(lf[m], f[m])
@@ -271,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
             opt.step()
             if sched.last_epoch + 1 < sched.total_steps:
                 sched.step()
-            total += float(loss) * len(sel)
+            total += float(loss.detach()) * len(sel)
             count += len(sel)
         pres_acc, face_acc = evaluate()
         score = pres_acc + face_acc
@@ -280,18 +352,14 @@ def main(argv: list[str] | None = None) -> int:
               f"face {face_acc:.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
         if score >= best[0]:
             best = (score, {k: v.detach().clone() for k, v in model.state_dict().items()})
+            export()  # a run stopped early still leaves its best model
+            print(f"  -> {args.out}", file=sys.stderr)
         if args.minutes and time.time() - t_start > args.minutes * 60:
             print("time limit reached", file=sys.stderr)
             break
     assert best[1] is not None
     model.load_state_dict(best[1])
     model.eval()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(model, (torch.zeros(2, 3, WIDE_H, WIDE_W),), str(args.out), input_names=["windows"],
-                      output_names=["presence", "face"],
-                      dynamic_axes={"windows": {0: "n", 2: "h", 3: "w"}, "presence": {0: "n"}, "face": {0: "n"}},
-                      opset_version=17, dynamo=False)
-    add_map_output(args.out)
     import onnxruntime as ort
 
     sess = ort.InferenceSession(str(args.out), providers=["CPUExecutionProvider"])

@@ -32,8 +32,11 @@ PX_PER_POINT = 56.0
 """Window resolution: pixels per point width."""
 WIDE_W, WIDE_H = 336, 144
 """Size of the near, far and board windows (pixels)."""
-CENTRE_W, CENTRE_H = 144, 144
-"""Size of the centre (bar) window."""
+CENTRE_W, CENTRE_H = 144, 264
+"""Size of the centre (bar) window: 2.4 point widths across the bar, 4.4 along it (a centred cube
+sits up to about 6 cm from the middle line in the simulator's frames)."""
+CENTRE_HALF_LENGTH = 2.2
+"""Half the centre window's length along the bar, in point widths."""
 WINDOWS = ("centre", "near", "far", "board-right", "board-left")
 WINDOW_ZONE = {"centre": "centre", "near": "near", "far": "far", "board-right": "board", "board-left": "board"}
 FACES = (2, 4, 8, 16, 32, 64)
@@ -72,7 +75,7 @@ def window_corners(profile: CalibrationProfile) -> dict[str, tuple[F64, str]]:
     d = profile.dims
     pw, q, b = d.point_width, d.play_depth / 2, d.bar_width / 2
     out: dict[str, tuple[F64, str]] = {}
-    out["centre"] = (_rect(-1.2 * pw, 1.2 * pw, -1.2 * pw, 1.2 * pw, False), "bar")
+    out["centre"] = (_rect(-1.2 * pw, 1.2 * pw, -CENTRE_HALF_LENGTH * pw, CENTRE_HALF_LENGTH * pw, False), "bar")
     out["near"] = (_rect(-3 * pw, 3 * pw, -q - 2.4 * pw, -q + 0.17 * pw, False), "whole")
     out["far"] = (_rect(-3 * pw, 3 * pw, q - 0.17 * pw, q + 2.4 * pw, True), "whole")
     out["board-right"] = (_rect(b + 3 * pw - 3 * pw * 1.03, b + 3 * pw + 3 * pw * 1.03, -1.3 * pw, 1.3 * pw, False),

@@ -71,6 +71,22 @@ def test_points_agree_with_the_labels(readings) -> None:
 
 
 @needs_models
+def test_counts_hold_fifteen_of_each_colour_and_raw_counts_are_kept(readings) -> None:
+    """Decision 0460: the counts are conditioned on 15 checkers per colour; the raw ones stay readable."""
+    for _, reading, _ in readings:
+        assert reading.totals is not None
+        counts = reading.strip_counts()
+        raw = reading.raw_strip_counts()
+        for colour in (0, 1):
+            if reading.totals[colour].applied:
+                assert int(counts[:, colour].sum()) == 15
+            else:
+                assert counts[:, colour].tolist() == raw[:, colour].tolist()
+        np.testing.assert_allclose(reading.point_p.sum(axis=2), 1.0, atol=1e-9)
+        assert raw.tolist() == np.stack([reading.strips.light_p.argmax(1), reading.strips.dark_p.argmax(1)], 1).tolist()
+
+
+@needs_models
 def test_the_true_board_scores_better_than_a_changed_one(readings) -> None:
     """The observation ranks the true counts above the same board with one checker moved."""
     for lab, reading, prof in readings:

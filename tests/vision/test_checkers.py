@@ -12,12 +12,15 @@ import pytest
 from calibration.board import BoardDimensions, board_to_image
 from calibration.profile import CalibrationProfile
 from vision.checkers import (
+    COUNTS,
+    MIN_TOTAL_P,
     N_STRIPS,
     STRIP_H,
     STRIP_NAMES,
     STRIP_W,
     CheckerCounter,
     add_counts,
+    check_total,
     cut_strips,
     region_homographies,
     strip_transforms,
@@ -153,3 +156,57 @@ def test_a_corrupt_model_says_how_to_rebuild_it(tmp_path: Path) -> None:
     bad.write_bytes(b"not an onnx graph")
     with pytest.raises(ModelMissingError, match=r"cannot be loaded.*train_checkers\.py"):
         CheckerCounter(bad)
+
+
+def _brute_force(p: np.ndarray, total: int) -> tuple[np.ndarray, np.ndarray]:
+    """Conditioned marginals and joint best counts by listing every assignment (small cases only)."""
+    import itertools
+
+    marg = np.zeros_like(p)
+    best, best_v = None, -1.0
+    for c in itertools.product(range(p.shape[1]), repeat=len(p)):
+        if sum(c) != total:
+            continue
+        v = float(np.prod([p[i, k] for i, k in enumerate(c)]))
+        for i, k in enumerate(c):
+            marg[i, k] += v
+        if v > best_v:
+            best, best_v = np.array(c), v
+    assert best is not None
+    return marg / marg.sum(axis=1, keepdims=True), best
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_total_check_matches_listing_every_assignment(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet(np.full(COUNTS, 0.4), size=4)
+    res = check_total(p, total=15, min_total_p=0.0)
+    marg, best = _brute_force(p, 15)
+    assert res.applied
+    np.testing.assert_allclose(res.marginals, marg, atol=1e-9)
+    assert res.best.tolist() == best.tolist() and int(res.best.sum()) == 15
+
+
+def test_the_total_check_repairs_one_misread_stack() -> None:
+    # 28 strips: the truth is 5, 5, 5 on three strips, the rest empty; strip 1 reads 4 (5 second)
+    p = np.full((N_STRIPS, COUNTS), 1e-4)
+    p[:, 0] = 1.0
+    p[0], p[2] = np.full(COUNTS, 1e-4), np.full(COUNTS, 1e-4)
+    p[0, 5] = p[2, 5] = 1.0
+    p[1] = 1e-4
+    p[1, 4], p[1, 5] = 0.6, 0.4
+    p /= p.sum(axis=1, keepdims=True)
+    res = check_total(p)
+    assert res.applied
+    assert p[1].argmax() == 4 and res.best[1] == 5 and res.marginals[1].argmax() == 5
+    assert res.best.sum() == 15
+
+
+def test_the_total_check_stands_aside_when_fifteen_is_implausible() -> None:
+    # every strip surely empty: 15 checkers cannot be there (a hand holds them), keep the raw reading
+    p = np.full((N_STRIPS, COUNTS), 1e-9)
+    p[:, 0] = 1.0
+    res = check_total(p)
+    assert not res.applied and res.total_p < MIN_TOTAL_P
+    assert res.best.tolist() == [0] * N_STRIPS
+    np.testing.assert_allclose(res.marginals, p / p.sum(axis=1, keepdims=True))

@@ -162,8 +162,9 @@ def board_texture(spec: TableSpec, style: Style, rng: np.random.Generator, px_pe
         colour = style.point_a if p % 2 else style.point_b
         d.polygon([to_px(*v) for v in tri], fill=colour)
     # tray floor a little darker
-    tx0, tx1, ty0, ty1 = spec.tray_rect()
-    d.rectangle([to_px(tx0, ty1), to_px(tx1, ty0)], fill=tuple(int(c * 0.8) for c in style.surface))
+    for end in ("right", "left")[: spec.trays]:
+        tx0, tx1, ty0, ty1 = spec.tray_rect(end)
+        d.rectangle([to_px(tx0, ty1), to_px(tx1, ty0)], fill=tuple(int(c * 0.8) for c in style.surface))
     if style.material != "wood":
         # the points are printed/stitched on: a faint texture over them too
         over = material_texture((128, 128, 128), style.material, (h, w), rng) / 128.0

@@ -39,7 +39,7 @@ assert len(_ROTATIONS) == 24
 _AXIS = {v: np.eye(3)[i] * s for (i, s), v in _DIE_AXES}
 
 HAND_TIP_BELOW_PALM = 2.2  # cm from the palm centre down to what the fingers hold
-HAND_BACK = 7.0  # cm from the finger tips back to the palm centre (towards the player)
+HAND_BACK = 10.0  # cm from the finger tips back to the palm centre (towards the player): what it holds shows
 
 
 def value_fix(value_up: int, wanted: int) -> tuple[float, ...]:

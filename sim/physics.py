@@ -89,7 +89,7 @@ class World:
     @classmethod
     def build(cls, spec: TableSpec, layout: TableLayout, *, client: int | None = None,
               die_friction: float = 0.3, die_restitution: float = 0.5,
-              dice_colours: tuple[int, int] = (0, 0), cube_zone: str = "centre", cube_value: int = 64,
+              dice_colours: tuple[int, ...] = (0, 0), cube_zone: str = "centre", cube_value: int = 64,
               rng: np.random.Generator | None = None) -> World:
         rng = rng or np.random.default_rng(0)
         if client is None:
@@ -110,7 +110,7 @@ class World:
                 w._add_checker(c, pos, "bar", k)
             for k, pos in enumerate(spec.off_slots(c, layout.off[c])):
                 w._add_checker(c, pos, "off", k)
-        for k in range(2):
+        for k in range(len(dice_colours)):  # two dice, or four (two per player)
             w._add_die(k, dice_colours[k], die_friction, die_restitution)
         cpos = spec.cube_pose(cube_zone, rng)
         if cpos is not None:
@@ -145,6 +145,10 @@ class World:
         self._box("bar", "bar", (0, 0, h), (s.bar / 2, q, h))
         tx0, tx1, _, _ = s.tray_rect()
         self._box("rail", "tray_divider", ((tx0 + tx1) / 2, 0, h / 2), ((tx1 - tx0) / 2, 0.3, h / 2))
+        if s.trays == 2:
+            self._box("rail", "rail_inner_left", (-xi, 0, h), (s.rail / 2, q, h))
+            tx0, tx1, _, _ = s.tray_rect("left")
+            self._box("rail", "tray_divider_left", ((tx0 + tx1) / 2, 0, h / 2), ((tx1 - tx0) / 2, 0.3, h / 2))
 
     def _add_checker(self, colour: int, pos: tuple[float, float, float], place: str, layer: int) -> int:
         c, s = self.client, self.spec

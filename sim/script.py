@@ -45,6 +45,11 @@ class ScriptOptions:
     """Time between two snapshots of ordinary activity."""
     settle_s: float = 2.2
     """How long thrown dice lie still before the script moves on (>= 2 s, RG19 4.1.4.3)."""
+    idle_dice: bool = False
+    """Four dice only: list all four, the pair not in play as ``in_cup`` (out of play: the table-state
+    schema has no state for a die put aside; the video draws it lying in its owner's side of the
+    left tray); each player picks his pair up to roll and puts it aside after lifting it to end his
+    turn (RG19 4.1.7.3). Off: only the dice in play are listed (what the referee's scenario tests use)."""
 
     def setup(self, match: MatMatch) -> MatchSetup:
         return MatchSetup(
@@ -163,10 +168,58 @@ class MatchScript:
         except ValueError:
             return None
 
+    # ------------------------------------------------------------------ four dice, idle pairs shown
+    def _four(self) -> bool:
+        return self.setup.dice_mode is DiceMode.FOUR and self.options.idle_dice
+
+    def _owner_ids(self, player: int) -> tuple[int, int]:
+        return (0, 1) if self.setup.colour_of(player) is Colour.LIGHT else (2, 3)
+
+    def _idle(self, k: int) -> dict[str, Any]:
+        return {"id": k, "value": None, "state": "in_cup", "owner": "light" if k < 2 else "dark"}
+
+    def _throw_four(self, player: int, values: tuple[int, int], opening: bool,
+                    reasons: tuple[str, str]) -> Iterator[ScriptStep]:
+        tb = self.table
+        if len(tb.dice) != 4:
+            tb.dice = [self._idle(k) for k in range(4)]
+        if opening:  # each player throws one of his own dice
+            live = [self._owner_ids(player)[0], self._owner_ids(1 - player)[0]]
+            halves = [self.right_half(player), self.right_half(1 - player)]
+        else:
+            live = list(self._owner_ids(player))
+            halves = [self.right_half(player)] * 2
+            self.hand(player, "dice")
+            for k in live:
+                tb.dice[k] = {"id": k, "value": None, "state": "in_cup", "owner": tb.dice[k]["owner"]}
+            yield self.snap()
+            self.no_hands()
+        for k, half in zip(live, halves, strict=True):
+            tb.dice[k] = {"id": k, "value": None, "state": "rolling", "half": half, "owner": tb.dice[k]["owner"]}
+        yield self.snap()
+        for j, k in enumerate(live):
+            tb.dice[k].update(value=values[j], state="at_rest", valid=reasons[j] in ("flat_board", "on_checker"),
+                              reason=reasons[j])
+        yield self.snap(0.6)
+        yield self.snap(self.options.settle_s)
+
+    def _lift_four(self, player: int) -> Iterator[ScriptStep]:
+        """End of turn with four dice: the mover lifts the dice in play (RG19 4.1.7.3) and puts them
+        down beside the board, each on its owner's side."""
+        tb = self.table
+        self.hand(player, "dice")
+        tb.dice = [self._idle(k) for k in range(4)]
+        yield self.snap()
+        self.no_hands()
+        yield self.snap()
+
     # ------------------------------------------------------------------ turn pieces
     def throw(self, player: int, values: tuple[int, int], opening: bool = False,
               reasons: tuple[str, str] = ("flat_board", "flat_board"), halves: tuple[str, str] | None = None) -> Iterator[ScriptStep]:
         tb = self.table
+        if self._four():
+            yield from self._throw_four(player, values, opening, reasons)
+            return
         if opening:
             sides = [self.right_half(player), self.right_half(1 - player)]
             owners = [self.setup.colour_of(player).value, self.setup.colour_of(1 - player).value]
@@ -230,6 +283,8 @@ class MatchScript:
             yield self.snap()
             self.no_hands()
             yield self.snap()
+        elif self._four():
+            yield from self._lift_four(player)
         else:
             self.hand(player, "dice")
             tb.dice = [{"id": k, "value": None, "state": "in_cup"} for k in (0, 1)]
@@ -260,6 +315,8 @@ class MatchScript:
             crawford = self.mstate.crawford
             tb.cube = {"value": 64, "zone": "absent"} if crawford else {"value": 1, "zone": "centre"}
             tb.dice = [{"id": k, "value": None, "state": "in_cup"} for k in (0, 1)]
+            if self._four():
+                tb.dice = [self._idle(k) for k in range(4)]
             tb.clock = None
             yield self.snap(1.0)
             yield from self.game(game.entries)

@@ -36,12 +36,13 @@ class TableSpec:
     checker_h: float = 0.9
     die: float = 1.6
     cube: float = 2.2
+    trays: int = 1  # bear-off trays: 1 (right end) or 2 (both ends, each beyond an inner rail)
 
     # ---- derived geometry -------------------------------------------------
     @property
     def half_w(self) -> float:
         """Width of one half of the playing surface."""
-        return (self.width - 3 * self.rail - self.bar - self.tray) / 2
+        return (self.width - (2 + self.trays) * self.rail - self.bar - self.trays * self.tray) / 2
 
     @property
     def play_d(self) -> float:
@@ -54,7 +55,7 @@ class TableSpec:
     @property
     def x_min(self) -> float:
         """Outer left edge of the board."""
-        return -self.bar / 2 - self.half_w - self.rail
+        return -self.bar / 2 - self.half_w - self.rail - (self.tray + self.rail if self.trays == 2 else 0.0)
 
     @property
     def x_max(self) -> float:
@@ -67,9 +68,23 @@ class TableSpec:
             return (self.bar / 2, self.bar / 2 + self.half_w, -q, q)
         return (-self.bar / 2 - self.half_w, -self.bar / 2, -q, q)
 
-    def tray_rect(self) -> tuple[float, float, float, float]:
+    def tray_rect(self, end: str = "right") -> tuple[float, float, float, float]:
+        """(x0, x1, y0, y1) of the bear-off tray at the ``end`` ('right', or 'left' with two trays)."""
+        if end == "left":
+            if self.trays != 2:
+                raise ValueError("this board has one bear-off tray, at the right end")
+            x1 = -self.bar / 2 - self.half_w - self.rail
+            return (x1 - self.tray, x1, -self.play_d / 2, self.play_d / 2)
         x0 = self.bar / 2 + self.half_w + self.rail
         return (x0, x0 + self.tray, -self.play_d / 2, self.play_d / 2)
+
+    def with_two_trays(self) -> TableSpec:
+        """The same board with a second bear-off tray at the left end (the board grows by a tray and
+        a rail, so points and checkers keep their sizes; RG19 3.1 limits are kept by clipping)."""
+        if self.trays == 2:
+            return self
+        width = min(self.width + self.tray + self.rail, BOARD_MAX_CM[0])
+        return TableSpec(**{**asdict(self), "width": width, "trays": 2})
 
     def half_of(self, x: float, y: float) -> str | None:
         """'left' / 'right' if (x, y) lies on that half's playing surface, else None."""

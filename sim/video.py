@@ -46,6 +46,7 @@ import json
 import math
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -312,7 +313,7 @@ class StateRenderer:
         self.pb = pb
         self.client = pb.connect(pb.DIRECT)
         self.rng = np.random.default_rng(np.random.SeedSequence([seed, 0xF11]))
-        self.spec = TableSpec.sample(self.rng)
+        self.spec = TableSpec.sample(self.rng).with_two_trays()
         names = style_names()
         self.style = get_style(style or names[int(self.rng.integers(len(names)))])
         self.cam = sample_camera(self.spec, self.rng, elevation=elevation if elevation is not None else 55.0,
@@ -325,6 +326,8 @@ class StateRenderer:
         self.world: Any = None
         self.colours: tuple[int, ...] = (2, 2)
         self.table_dice: dict[int, tuple[np.ndarray, tuple[float, ...]]] = {}
+        self.idle: set[int] = set()
+        self.die_values: dict[int, int] = {}
         self.prev_table_dice: dict[int, tuple[np.ndarray, tuple[float, ...]]] = {}
         self.translucent = bool(self.rng.random() < 0.3)
         self.static: Any = None
@@ -354,7 +357,8 @@ class StateRenderer:
             hands.append((str(h.get("side", "near")), hand_matrix(str(h.get("side", "near")), tip, z), str(h.get("over"))))
         return self.render(hands), out
 
-    def build(self, rec: dict[str, Any], force_reason: dict[int, str] | None = None) -> dict[str, Any]:
+    def build(self, rec: dict[str, Any], force_reason: dict[int, str] | None = None,
+              nxt: dict[str, Any] | None = None) -> dict[str, Any]:
         """Make ``rec`` physical in a new world (``self.world``); returns the record with the dice as
         physics labels them. Dice rolling, in the cup or lifted wait parked out of view."""
         from sim.dicestate import physics_label, place_die
@@ -366,18 +370,25 @@ class StateRenderer:
         value = int(cube.get("value", 64))
         value = 64 if value == 1 else value
         zrng = np.random.default_rng(np.random.SeedSequence([self.seed, sum(map(ord, zone))]))
-        dice_recs = [dict(d) for d in rec.get("dice", [])][:2]
+        dice_recs = [dict(d) for d in rec.get("dice", [])][:4]
         owners = [d.get("owner") for d in dice_recs]
-        colours = tuple(0 if o == "light" else 1 if o == "dark" else 2 for o in owners + [None] * (2 - len(owners)))
+        n_dice = 4 if len(dice_recs) > 2 else 2
+        colours = tuple(0 if o == "light" else 1 if o == "dark" else 2
+                        for o in owners + [None] * (n_dice - len(owners)))
         world = World.build(self.spec, layout, client=self.client, die_friction=0.35, cube_zone=zone,
-                            cube_value=value, dice_colours=(colours[0], colours[1]), rng=zrng)
+                            cube_value=value, dice_colours=colours, rng=zrng)
         self.world = world
         self.colours = colours
         out = dict(rec)
         out_dice = []
+        idle = self._idle_dice(rec, nxt) if n_dice == 4 and self.spec.trays == 2 else set()
         for k, d in enumerate(dice_recs):
             uid = world.dice[k]
             state = d.get("state")
+            if k in idle:  # four dice: the pair out of play lies in the left tray on its owner's side
+                self._put_aside(world, k, str(d.get("owner")))
+                out_dice.append(d)
+                continue
             half = d.get("half") or "right"
             reason = (force_reason or {}).get(k, d.get("reason") or "flat_board")
             if state == "at_rest" and d.get("value"):
@@ -427,10 +438,37 @@ class StateRenderer:
             out_dice.append(d)
         out["dice"] = out_dice
         world.sleep_resting()
+        self.idle = idle
+        for k, d in enumerate(out_dice):
+            if d.get("state") == "at_rest" and d.get("value"):
+                self.die_values[k] = int(d["value"])
         self.prev_layout, self.layout = self.layout, layout
         self.prev_table_dice = self.table_dice
         self.table_dice = {k: world.pose(u) for k, u in enumerate(world.dice) if world.pose(u)[0][0] < PARK_X - 10}
         return out
+
+    def _idle_dice(self, rec: dict[str, Any], nxt: dict[str, Any] | None) -> set[int]:
+        """Four dice: which ``in_cup`` dice lie aside in the tray. A die that was on the board in the
+        last state is being lifted (in the hand); one that lay aside and rolls next is being picked up."""
+        dice = rec.get("dice", [])
+        in_cup = {k for k, d in enumerate(dice) if d.get("state") == "in_cup"}
+        if not any(h.get("over") == "dice" for h in rec.get("hands", [])):
+            return in_cup
+        lifted = {k for k in in_cup if k in self.table_dice and k not in self.idle}
+        if lifted:
+            return in_cup - lifted
+        rolls_next = set(_rolling(nxt))
+        return in_cup - {k for k in in_cup if k in self.idle and k in rolls_next}
+
+    def _put_aside(self, world: Any, k: int, owner: str) -> None:
+        from sim.physics import quat_for_top
+
+        tx0, tx1, _ty0, _ty1 = self.spec.tray_rect("left")
+        s = -1.0 if owner == "light" else 1.0
+        y = s * (self.spec.play_d / 2 - 2.0 - (k % 2) * 2.2 * self.spec.die)
+        yaw = 0.3 * (k % 2) - 0.15
+        world.set_pose(world.dice[k], ((tx0 + tx1) / 2, y, self.spec.die / 2 + 0.002),
+                       quat_for_top(self.die_values.get(k, 1 + k % 2), yaw))
 
     def render(self, hands: list[tuple[str, np.ndarray, str]]) -> np.ndarray:
         """RGB image of ``self.world`` as it is now, with hand meshes at the given (side, 4x4 pose, over)."""
@@ -440,7 +478,7 @@ class StateRenderer:
 
         world = self.world
         dice_rgb = []
-        for c in self.colours[:2]:
+        for c in self.colours:
             dice_rgb.append(self.style.dice_shared if c == 2 else self.style.dice_light if c == 0 else self.style.dice_dark)
         look = SceneLook(self.style, False, dice_rgb, [_pips_for(c) for c in dice_rgb], (120, 84, 52))
         for side, pose, over in hands:
@@ -482,13 +520,13 @@ class StateRenderer:
         from sim.physics import face_up
 
         world = self.world
-        dice_recs = rec.get("dice", [])[:2]
+        dice_recs = rec.get("dice", [])[:4]
         rolling = [k for k, d in enumerate(dice_recs) if d.get("state") == "rolling"]
         uids = [world.dice[k] for k in rolling]
         halves = [str(dice_recs[k].get("half") or "right") for k in rolling]
         rest: dict[int, dict[str, Any]] = {}
         if nxt is not None:
-            for k, d in enumerate(nxt.get("dice", [])[:2]):
+            for k, d in enumerate(nxt.get("dice", [])[:4]):
                 if k in rolling and d.get("state") == "at_rest" and d.get("value"):
                     rest[k] = d
         snap = world.snapshot()
@@ -575,7 +613,8 @@ class StateRenderer:
                     p, q = world.pose(uid)
                     return p[:2].copy(), float(p[2]) + HAND_TIP_BELOW_PALM, {"place": uid, "rest": (p, q)}
         elif over == "dice":
-            ks = sorted(self.prev_table_dice) if action_for else sorted(self.table_dice)
+            ks = (sorted(k for k in self.prev_table_dice if k not in self.table_dice) if action_for
+                  else sorted(self.table_dice))
             poses = self.prev_table_dice if action_for else self.table_dice
             if ks:
                 tip = np.mean([poses[k][0][:2] for k in ks], axis=0)
@@ -697,7 +736,7 @@ def _sides(rec: dict[str, Any] | None) -> set[str]:
 
 
 def _rolling(rec: dict[str, Any] | None) -> list[int]:
-    return [k for k, d in enumerate((rec or {}).get("dice", [])[:2]) if d.get("state") == "rolling"]
+    return [k for k, d in enumerate((rec or {}).get("dice", [])[:4]) if d.get("state") == "rolling"]
 
 
 class _Segment:
@@ -846,7 +885,7 @@ def _frames_from_steps(steps: Iterable[Any], *, seed: int, fps: float, max_secon
             hold = (states[i + 1][0] - t_i) if nxt is not None else 2.0
             same = _same_state(prev, rec)
             if not same:
-                rec_out = sr.build(rec, forced.get(i))
+                rec_out = sr.build(rec, forced.get(i), nxt)
             seg = _plan_segment(sr, rec, prev, nxt, forced.get(i + 1), hold, fps, hand_end,
                                 release)
             first = True
@@ -996,6 +1035,8 @@ def main(argv: list[str]) -> int:
                     help="render moving scenes (throws, hands) every n-th frame, repeat the image in between")
     ap.add_argument("--rolls", type=int, default=None,
                     help="with --random: stop after this many plays, the player behind in the race resigns")
+    ap.add_argument("--dice-mode", choices=["two", "four"], default="two",
+                    help="two shared dice, or four (each player's pair; the idle pair lies in his side of the left tray)")
     ap.add_argument("--step-s", type=float, default=0.4, help="script seconds between two snapshots of activity")
     ap.add_argument("--check", action="store_true",
                     help="feed states.jsonl to the referee and compare its transcript with the one played")
@@ -1041,8 +1082,6 @@ def main(argv: list[str]) -> int:
             return 2
         notes.append(f"illegal_move: {what}")
     if a.from_game > 1:
-        from dataclasses import replace
-
         if a.from_game > len(match.games):
             print(f"gammonwatch sim video: --from-game {a.from_game}: the transcript has {len(match.games)} games",
                   file=sys.stderr)
@@ -1050,6 +1089,10 @@ def main(argv: list[str]) -> int:
         # the script takes the score of the first game it plays from that game's score line
         match = replace(match, games=match.games[a.from_game - 1:])
     opts = ScriptOptions(step_s=a.step_s)
+    if a.dice_mode == "four":  # two dice per player; lifting them ends the turn (RG19 4.1.7.3)
+        from rules.referee.setup import DiceMode, EndSignal
+
+        opts = replace(opts, dice_mode=DiceMode.FOUR, end_signal=EndSignal.LIFT_DICE, idle_dice=True)
     turn_level = [n for n in a.inject if n in TURN_LEVEL]
     if turn_level:
         steps: Iterator[Any] = irregular_script(match, opts, turn_level, a.inject_at, a.seed)

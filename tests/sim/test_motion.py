@@ -160,3 +160,57 @@ def test_iter_frames_streams_a_rolling_throw_then_dice_at_rest_and_a_hand():
     assert info["summary"]["throws"] == 1 and info["summary"]["renders"] < len(frames)
     # the values at rest are the transcript's opening roll, read by physics
     assert sorted(d["value"] for d in states[rest[0]]["dice"]) == [1, 3]
+
+
+def test_four_dice_with_idle_pairs_reproduce_the_transcript_through_the_referee():
+    from rules.referee.setup import DiceMode, EndSignal
+    from sim.script import ScriptOptions, script_match
+    from sim.video import random_match, referee_check
+
+    match = random_match(np.random.default_rng(5), rolls=5)
+    opts = ScriptOptions(step_s=0.3, dice_mode=DiceMode.FOUR, end_signal=EndSignal.LIFT_DICE, idle_dice=True)
+    records = [s.record for s in script_match(match, opts)]
+    states = [r for r in records if r["type"] == "table_state"]
+    assert all(len(s["dice"]) == 4 for s in states)
+    for s in states:
+        owners = {d["id"]: d["owner"] for d in s["dice"]}
+        assert owners == {0: "light", 1: "light", 2: "dark", 3: "dark"}
+        live = [d for d in s["dice"] if d["state"] in ("rolling", "at_rest")]
+        # never more than two dice in play; after the opening, both belong to one player
+        assert len(live) <= 2
+    later = [s for s in states[40:] if any(d["state"] == "at_rest" for d in s["dice"])]
+    assert later and all(len({d["owner"] for d in s["dice"] if d["state"] == "at_rest"}) == 1 for s in later)
+    path = Path(__file__).parent / "_tmp_four.jsonl"
+    import json
+
+    try:
+        path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+        result = referee_check(path, match)
+    finally:
+        path.unlink(missing_ok=True)
+    assert result["reproduced"] and result["alerts"] == [], result
+
+
+def test_two_trays_keep_the_points_and_add_a_left_tray():
+    import pybullet as pb
+
+    from sim.layout import TableLayout
+    from sim.physics import World
+    from sim.table import TableSpec
+
+    one = TableSpec.sample(np.random.default_rng(9))
+    two = one.with_two_trays()
+    assert two.trays == 2 and abs(two.half_w - one.half_w) < 1e-9 and abs(two.point_w - one.point_w) < 1e-9
+    assert abs(two.x_max - one.x_max) < 1e-9 and two.x_min < one.x_min - one.tray + 1e-9
+    lx0, lx1, _, _ = two.tray_rect("left")
+    assert two.x_min < lx0 < lx1 < two.half_rect("left")[0]
+    with pytest.raises(ValueError, match="one bear-off tray"):
+        one.tray_rect("left")
+    client = pb.connect(pb.DIRECT)
+    try:
+        world = World.build(two, TableLayout.start(), client=client, dice_colours=(0, 0, 1, 1))
+        names = {b.name for b in world.bodies.values()}
+        assert {"rail_inner", "rail_inner_left", "tray_divider", "tray_divider_left"} <= names
+        assert len(world.dice) == 4
+    finally:
+        pb.disconnect(client)

@@ -257,7 +257,9 @@ def evaluate(args: argparse.Namespace) -> int:
 
     face_model = None if args.no_face_model else (args.cube_face_model or DEFAULT_FACE_MODEL)
     reader = BoardReader(checker_model=args.checker_model, cube_model=args.cube_model,
-                         flip_average=not args.no_flip, cube_face_model=face_model)
+                         flip_average=not args.no_flip, cube_face_model=face_model,
+                         check_totals=not args.raw_counts, cube_zone_prior=not args.no_zone_prior,
+                         **({} if args.presence_bias is None else {"presence_bias": args.presence_bias}))
     n = 0
     point_wrong = 0
     colour_wrong = 0
@@ -384,6 +386,9 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--no-face-model", action="store_true", help="read the face from the window model's maps")
     e.add_argument("--json", action="store_true")
     e.add_argument("--no-flip", action="store_true", help="checker strips once, not also mirrored")
+    e.add_argument("--raw-counts", action="store_true", help="no 15-per-colour check (decision 0460)")
+    e.add_argument("--no-zone-prior", action="store_true", help="cube face without the zone's face frequencies")
+    e.add_argument("--presence-bias", type=float, help="default vision.cube.PRESENCE_BIAS")
     args = ap.parse_args(argv)
     if args.cmd == "build":
         return build(args)

@@ -121,19 +121,23 @@ class BoardReader:
     reads the face from the window model's own face maps. ``check_totals`` (default) conditions
     each colour's strip distributions on its 15 checkers (:func:`vision.checkers.check_total`;
     skipped for a colour whose reading makes 15 very unlikely, e.g. a hand holding checkers).
+    ``cube_zone_prior`` (default) weighs the cube's face reading by how often each face shows in
+    its zone (:func:`vision.cube.cube_observation`).
     """
 
     def __init__(self, checker_model: str | Path | None = None, cube_model: str | Path | bool | None = None,
                  threads: int = 1, flip_average: bool = True,
                  cube_face_model: str | Path | None = cube.DEFAULT_FACE_MODEL,
-                 presence_bias: float = cube.PRESENCE_BIAS, check_totals: bool = True) -> None:
+                 presence_bias: float = cube.PRESENCE_BIAS, check_totals: bool = True,
+                 cube_zone_prior: bool = True) -> None:
         self.check_totals = check_totals
         self.checkers = checkers.CheckerCounter(checker_model or checkers.DEFAULT_MODEL, threads=threads,
                                                 flip_average=flip_average)
         self.cube: cube.CubeReader | None = None
         if cube_model is not False:
             path = cube.DEFAULT_MODEL if cube_model in (None, True) else Path(str(cube_model))
-            self.cube = cube.CubeReader(path, threads=threads, face_model=cube_face_model, presence_bias=presence_bias)
+            self.cube = cube.CubeReader(path, threads=threads, face_model=cube_face_model, presence_bias=presence_bias,
+                                        zone_prior=cube_zone_prior)
         self._cache_key: tuple[Any, ...] | None = None
         self._strip_tf: list[F64] = []
         self._window_tf: dict[str, F64] = {}

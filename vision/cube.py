@@ -148,9 +148,35 @@ def sigmoid(x: F32) -> F32:
     return np.asarray(1.0 / (1.0 + np.exp(-x)), dtype=np.float32)
 
 
-def cube_observation(presence: dict[str, float], faces: dict[str, npt.NDArray[np.float64]]) -> CubeObservation:
+ZONE_FACE_COUNTS = {
+    "centre": (0, 0, 12, 12, 0, 897),
+    "near": (84, 93, 94, 120, 69, 3),
+    "far": (63, 75, 120, 111, 72, 0),
+    "board": (21, 36, 3, 42, 30, 0),
+}
+"""How often each face (``FACES`` order) shows in each zone in the training frames (board-train
+and validity-train, 1,957 cubes; the styles held out excluded). A centred cube shows 64 (the cube
+at 1), an owned one almost never does: the face reading is weighed with these (plus one each)."""
+FACE_TRAIN_COUNTS = (588, 732, 764, 992, 620, 3324)
+"""The faces of the face model's training crops (``FACES`` order): its outputs carry this base rate,
+which the zone prior replaces."""
+
+
+def face_prior(zone: str) -> npt.NDArray[np.float64]:
+    """P(face | zone) / P(face in the face model's training crops), for weighing a face reading."""
+    prior = np.asarray(ZONE_FACE_COUNTS[zone], dtype=np.float64) + 1.0
+    base = np.asarray(FACE_TRAIN_COUNTS, dtype=np.float64) + 1.0
+    return np.asarray((prior / prior.sum()) / (base / base.sum()), dtype=np.float64)
+
+
+def cube_observation(presence: dict[str, float], faces: dict[str, npt.NDArray[np.float64]],
+                     zone_prior: bool = True) -> CubeObservation:
     """Combine the windows' presence probabilities and face distributions into zone and value
-    probabilities (one cube at most: exactly one window holds it, or none)."""
+    probabilities (one cube at most: exactly one window holds it, or none). With ``zone_prior``
+    each window's face distribution is weighed by how often each face shows in its zone
+    (:data:`ZONE_FACE_COUNTS`): a centred cube needs strong evidence to read other than 64."""
+    if zone_prior:
+        faces = {n: _weigh(f, face_prior(WINDOW_ZONE[n])) for n, f in faces.items()}
     names = list(WINDOWS)
     p = np.clip(np.array([presence[n] for n in names], dtype=np.float64), 1e-6, 1 - 1e-6)
     odds = p / (1 - p)
@@ -170,15 +196,21 @@ def cube_observation(presence: dict[str, float], faces: dict[str, npt.NDArray[np
     return CubeObservation(value / value.sum(), zone_p / zone_p.sum())
 
 
+def _weigh(p: npt.NDArray[np.float64], w: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    q = np.asarray(p, dtype=np.float64) * w
+    return np.asarray(q / max(float(q.sum()), 1e-300), dtype=np.float64)
+
+
 @dataclass(frozen=True)
 class CubeWindows:
     presence: dict[str, float]
     faces: dict[str, npt.NDArray[np.float64]]
     peaks: dict[str, tuple[float, float]] | None = None
     """Per window, where its presence map peaks (window pixels), when the model gives the map."""
+    zone_prior: bool = True
 
     def observation(self) -> CubeObservation:
-        return cube_observation(self.presence, self.faces)
+        return cube_observation(self.presence, self.faces, self.zone_prior)
 
 
 def _softmax(z: F32) -> npt.NDArray[np.float64]:
@@ -192,8 +224,10 @@ class CubeReader:
     model's own face maps)."""
 
     def __init__(self, model_path: str | Path = DEFAULT_MODEL, threads: int = 1,
-                 face_model: str | Path | None = DEFAULT_FACE_MODEL, presence_bias: float = PRESENCE_BIAS) -> None:
+                 face_model: str | Path | None = DEFAULT_FACE_MODEL, presence_bias: float = PRESENCE_BIAS,
+                 zone_prior: bool = True) -> None:
         self.presence_bias = presence_bias
+        self.zone_prior = zone_prior
         self._session: Any = load_session(model_path, what="cube model", rebuild_hint=REBUILD_HINT, threads=threads)
         self._face: Any = None if face_model is None else load_session(face_model, what="cube face model", rebuild_hint=REBUILD_HINT, threads=threads)
         self._has_map = len(self._session.get_outputs()) >= 3
@@ -216,7 +250,7 @@ class CubeReader:
                     pmap = np.asarray(out[2], dtype=np.float32)[i, 0]
                     r, c = np.unravel_index(int(np.argmax(pmap)), pmap.shape)
                     peaks[n] = ((c + 0.5) * MAP_STRIDE, (r + 0.5) * MAP_STRIDE)
-        return CubeWindows(presence, faces, peaks if self._has_map else None)
+        return CubeWindows(presence, faces, peaks if self._has_map else None, self.zone_prior)
 
     def read(self, image: U8, profile: CalibrationProfile, transforms: dict[str, F64] | None = None) -> CubeObservation:
         """The cube's zone and value probabilities in a frame seen through ``profile``."""
@@ -238,4 +272,4 @@ class CubeReader:
         (logits,) = self._face.run(None, {"crops": to_tensor(crop[None])})
         faces = dict(res.faces)
         faces[best] = _softmax(np.asarray(logits, dtype=np.float32))[0]
-        return CubeWindows(res.presence, faces, res.peaks)
+        return CubeWindows(res.presence, faces, res.peaks, self.zone_prior)

@@ -52,6 +52,26 @@ def test_the_window_holding_the_cube_gives_the_zone(window: str, zone: str) -> N
     assert obs.zone_p.sum() == pytest.approx(1.0)
 
 
+def _one_window(window: str, reading: dict[int, float]) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    presence = {n: 0.01 for n in WINDOWS}
+    presence[window] = 0.97
+    faces = _faces()
+    p = np.full(len(FACES), 1e-3)
+    for face, q in reading.items():
+        p[FACES.index(face)] = q
+    faces[window] = p / p.sum()
+    return presence, faces
+
+
+def test_the_zone_weighs_an_uncertain_face() -> None:
+    # a centred cube is the cube at 1 and shows 64; an owned cube in front of a player almost never does
+    assert cube_observation(*_one_window("centre", {16: 0.5, 64: 0.5})).value == 64
+    assert cube_observation(*_one_window("near", {16: 0.4, 64: 0.6})).value == 16
+    assert cube_observation(*_one_window("near", {16: 0.4, 64: 0.6}), zone_prior=False).value == 64
+    # a clear reading still wins against the zone's habits
+    assert cube_observation(*_one_window("centre", {16: 0.95, 64: 0.03})).value == 16
+
+
 def test_no_window_holding_it_means_absent() -> None:
     obs = cube_observation({n: 0.02 for n in WINDOWS}, _faces())
     assert obs.zone == "absent"

@@ -483,7 +483,8 @@ class StateRenderer:
         look = SceneLook(self.style, False, dice_rgb, [_pips_for(c) for c in dice_rgb], (120, 84, 52))
         for side, pose, over in hands:
             if side not in self.hand_meshes:
-                self.hand_meshes[side] = hand_mesh(np.random.default_rng(self.seed + len(self.hand_meshes)), SKIN[1])
+                self.hand_meshes[side] = _reaching_hand(
+                    hand_mesh(np.random.default_rng(self.seed + len(self.hand_meshes)), SKIN[1]), SKIN[1])
             look.hands.append(Hand(side, pose, self.hand_meshes[side], over))
         if self.static is None:  # the table, board, rails and bar are built once
             self.static = self.renderer.build_static(world, look, np.random.default_rng(self.seed))
@@ -631,6 +632,19 @@ class StateRenderer:
             tip = np.array([0.0, s * 6.0])
             return tip, spec.rail_h + 1.6, action
         return tip, touch_z, action
+
+
+def _reaching_hand(hand: Any, skin: tuple[int, int, int]) -> Any:
+    """The hand proxy with its forearm continued up to the player's shoulder (the arm rises towards
+    him), so that a hand reaching across the board still crosses his edge of the board."""
+    import trimesh
+
+    arm = trimesh.creation.capsule(height=45.0, radius=3.3, count=[12, 12])
+    arm.apply_transform(trimesh.transformations.rotation_matrix(math.pi / 2 - 0.28, [1, 0, 0]))
+    arm.apply_translation([0.0, -50.0, 7.5])
+    rgba = np.array([*skin, 255], dtype=np.uint8)
+    arm.visual = trimesh.visual.ColorVisuals(arm, vertex_colors=np.tile(rgba, (len(arm.vertices), 1)))
+    return trimesh.util.concatenate([hand, arm])
 
 
 def _layout_change(before: Any, after: Any) -> tuple[str, int, int] | None:

@@ -154,3 +154,21 @@ def test_turn_level_irregularities_reach_the_referee_and_the_transcript_survives
     assert codes <= raised and "ILLEGAL_MOVE" not in raised
     text = out.read_text()
     assert "31: 8/5 6/5" in text and "52: 13/8 13/11" in text and "64: 24/18 18/14*" in text
+
+
+def test_injected_cocked_roll_is_rendered_and_the_referee_rules_it_invalid(tmp_path: Path):
+    """The opening throw tumbles, then its first die rests cocked (physics' label): RG19 4.1.4.3."""
+    m = tmp_path / "m.mat"
+    m.write_text(MAT)
+    out = tmp_path / "v"
+    r = run_cli("video", "--match", str(m), "--out", str(out), "--max-seconds", "4", "--fps", "2", "--quiet",
+                "--style", "green-felt", "--inject", "cocked_roll", "--inject-at", "1", "--check")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["throws"] == 1 and summary["cocked_die_states"] >= 1
+    records = [json.loads(line) for line in (out / "states.jsonl").read_text().splitlines()]
+    rest = [d for s in records if s["type"] == "table_state" for d in s["dice"] if d["state"] == "at_rest"]
+    cocked = [d for d in rest if d["reason"] == "cocked"]
+    if summary["dice_constructions_failed"] == 0:
+        assert cocked and all(d["valid"] is False for d in cocked)
+        assert "ROLL_INVALID_COCKED" in summary["referee"]["alerts"]

@@ -11,6 +11,11 @@ clients of which one never reads (it must not slow the others; the server cuts i
     python scripts/bench_server.py [--clients 20] [--rate 20] [--states FILE.jsonl]
 
 Target (issue 6): p99 <= 100 ms with 20 clients on loopback.
+
+Then the live pipeline (issue 7, ``--pipeline-only`` for this part alone): the frames of
+``tests/data/e2e/clip.mp4`` (1280x720) through ``server.pipeline.FramePipeline`` (motion every frame,
+dice located while moving, full recognition only when the tracker asks), against a peer in the same
+run that recognises every frame in full; frames per second and the real-time factor at 30 fps.
 """
 
 from __future__ import annotations
@@ -126,7 +131,51 @@ def _stalled_text(codes: list[int | None]) -> str:
     return "not cut off: its socket buffers and its queue (512 messages) held the whole stream"
 
 
+def bench_pipeline(repeat: int = 2) -> None:
+    """Frames per second of the live pipeline and of a recognise-every-frame peer on the e2e clip."""
+    import cv2
+
+    from server.pipeline import FramePipeline, load_profile
+
+    data = REPO / "tests" / "data" / "e2e"
+    cap = cv2.VideoCapture(str(data / "clip.mp4"))
+    frames = []
+    while True:
+        ok, img = cap.read()
+        if not ok:
+            break
+        frames.append(img)
+    profile = load_profile(data / "camera.json")
+    pipe = FramePipeline(profile)
+    rec = pipe.recognizer
+    rec.recognize(frames[0])  # models loaded and warm for both
+    rows = []
+    for name in ("pipeline (scheduled recognition)", "peer: full recognition of every frame"):
+        per: list[float] = []
+        recognitions = 0
+        for r in range(repeat):
+            p = FramePipeline(profile, recognizer=rec)
+            for k, img in enumerate(frames):
+                t0 = time.perf_counter()
+                if name.startswith("pipeline"):
+                    p.process(img, r * len(frames) + k, (r * len(frames) + k) / 30.0)
+                else:
+                    rec.recognize(img)
+                per.append(time.perf_counter() - t0)
+            recognitions += p.recognitions if name.startswith("pipeline") else len(frames)
+        fps = len(per) / sum(per)
+        rows.append((name, fps))
+        print(f"{name}: {len(per)} frames of 1280x720, {fps:.1f} frames/s, per frame p50 "
+              f"{statistics.median(per) * 1e3:.1f} ms, max {max(per) * 1e3:.0f} ms, full recognitions {recognitions}; "
+              f"real-time factor at 30 fps {fps / 30:.2f}", flush=True)
+    print(f"pipeline vs peer: {rows[0][1] / rows[1][1]:.1f}x the frames per second (decoding not included; "
+          f"load average {os.getloadavg()[0]:.1f})")
+
+
 def main(argv: list[str]) -> int:
+    if "--pipeline-only" in argv:
+        bench_pipeline()
+        return 0
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--clients", type=int, default=20)
     p.add_argument("--rate", type=float, default=20.0,
@@ -164,6 +213,8 @@ def main(argv: list[str]) -> int:
     ok = target["p99_ms"] <= 100 and all(r["complete_in_order"] for _, r in results)
     print(f"target: {args.clients} clients p99 <= 100 ms at {args.rate:g} states/s, every update in order: "
           f"p99 {target['p99_ms']:.1f} ms -> {'PASS' if ok else 'FAIL'}")
+    print("\nlive pipeline (issue 7):", flush=True)
+    bench_pipeline()
     return 0 if ok else 1
 
 

@@ -32,7 +32,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-jacoby", action="store_true", help="money: switch the Jacoby rule off")
     parser.add_argument("--no-beavers", action="store_true", help="money: switch beavers off")
     parser.add_argument("--automatic-doubles", type=int, default=1, help="money: automatic doubles per game (0 = off)")
-    parser.add_argument("--length", type=int, help="match length (overrides the stream's match_setup)")
+    parser.add_argument("--length", type=int, help="match length (overrides the stream's match_setup; welsh: games to win, R1)")
+    parser.add_argument("--welsh-preset", default="welsh", help="welsh: a named rule set of rules.welsh.options.PRESETS (default welsh)")
     parser.add_argument("--dice-mode", choices=["two", "four"], help="two shared dice or four (overrides the stream)")
     parser.add_argument("--end-signal", choices=[e.value for e in EndSignal], help="how turns end (overrides the stream)")
     parser.add_argument("--json", action="store_true", help="one JSON object per alert")
@@ -46,15 +47,23 @@ def main(argv: list[str]) -> int:
         ("--no-jacoby", args.no_jacoby, "money"),
         ("--no-beavers", args.no_beavers, "money"),
         ("--automatic-doubles", args.automatic_doubles != 1, "money"),
+        ("--welsh-preset", args.welsh_preset != "welsh", "welsh"),
     ) if used and args.rules != rules]
     if misplaced:
         print(f"gammonwatch referee: {', '.join(misplaced)} only applies to another rule set than --rules {args.rules} "
-              "(--moves-policy and --dice-on-checkers: wbgf-2023; --no-jacoby, --no-beavers, --automatic-doubles: money)",
+              "(--moves-policy and --dice-on-checkers: wbgf-2023; --no-jacoby, --no-beavers, --automatic-doubles: money; "
+              "--welsh-preset: welsh)",
               file=sys.stderr)
         return 2
+    variant: dict[str, object] = {}
+    if args.rules == "welsh":
+        variant["preset"] = args.welsh_preset
+        if args.length is not None:
+            variant["match_length"] = args.length  # Welsh matches are counted in games (R1)
     try:
         profile = get_profile(
             args.rules,
+            **variant,
             moves_policy=args.moves_policy,
             dice_on_checkers=args.dice_on_checkers,
             jacoby=not args.no_jacoby,

@@ -94,6 +94,13 @@ class WelshMatch:
             return 1 - self._last_starter
         return None
 
+    def start_cube(self, clocks: tuple[float, float] | None) -> int:
+        """The doubling die's value at the start of a game: 2 under Ten For Two (R12b: both clocks
+        show 00:01-09:59 when the game is due to start, W34), else 1."""
+        if clocks is not None and all(0 < c < self.options.ten_for_two_seconds for c in clocks):
+            return 2
+        return 1
+
     def new_game(self, first_player: int | None = None, clocks: tuple[float, float] | None = None) -> WelshGame:
         """Start the next game.  ``first_player`` is required when :meth:`next_starter` is None
         (first game, or after a wash); ``clocks`` (seconds left) drive Ten For Two (R12b)."""
@@ -108,11 +115,9 @@ class WelshMatch:
             first_player = due
         if first_player is None:
             raise ValueError("who starts is decided by odds and evens: pass first_player (see odds_evens_chooser)")
-        cube = 1
+        cube = self.start_cube(clocks)
         if clocks is not None:
-            lo, hi = 0, self.options.ten_for_two_seconds
-            if all(lo < c < hi for c in clocks):
-                cube = 2
+            if cube == 2:
                 self.events.append(WelshEvent("WEL_TEN_FOR_TWO", None))
             if all(c < 35 * 60 for c in clocks) and not self._under_35_seen:
                 self._under_35_seen = True

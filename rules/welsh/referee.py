@@ -412,6 +412,9 @@ class WelshReferee(Referee):
                 self.phase = Phase.PRE_ROLL  # throw again (two dice)
             return
         shown = "-".join(map(str, values))
+        if any(d.confidence < self.profile.confidence for _, d in mine):
+            self._emit("ROLL_VALUE_UNREADABLE", p, f"The throw looks like {shown} but is not clear. Please confirm.",
+                       frame=frame, details={"dice": list(values)})
         kind = "nominated throw" if g.throw_nominated else ("single die" if single else "throw")
         self._emit("ROLL_VALID", p, f"{self._name(p)}: {kind} {shown}.", frame=frame,
                    details={"dice": list(values), "nominated": g.throw_nominated, "single_die": single})
@@ -619,7 +622,11 @@ class WelshReferee(Referee):
             # a lifted 1-2 (R13) was played as it lies: the die is turned for the dance's automatic raise
             self._deferred = False
             self._close_turn(s.frame)
-        value = self.game.cube if self.game is not None else 1
+        if self.game is not None:
+            value = self.game.cube
+        else:
+            start = self._start_clocks if self._start_clocks is not None else self._clocks_now()
+            value = self.wmatch.start_cube(start)
         if self._cube_void:
             if cube.value <= value:
                 self._cube_void = False

@@ -309,12 +309,14 @@ class StreamObserver(Observer):
         self._add(tb.announce("concede_answer", player=1 - by, accept=accept))
 
 
-def random_game_stream(seed: int, games: int = 1, options: WelshOptions | None = None) -> tuple[list[Record], WelshMatch]:
-    """The stream of ``games`` random games of one match (seeded), and the engine's match."""
+def random_game_stream(seed: int, games: int = 1, options: WelshOptions | None = None,
+                       setup: MatchSetup | None = None) -> tuple[list[Record], WelshMatch]:
+    """The stream of ``games`` random games of one match (seeded), and the engine's match.
+    ``setup`` defaults to :func:`welsh_setup` with a clock (four dice)."""
     rng = random.Random(seed)
     match = WelshMatch(options or WelshOptions())
     clocks = [float(match.options.clock_seconds)] * 2
-    observer = StreamObserver()
+    observer = StreamObserver(WelshTable(setup=setup or welsh_setup(clock=True)))
     stats = Stats()
     while not match.over and len(match.results) < games:
         play_random_game(match, rng, stats, clocks, observer=observer)

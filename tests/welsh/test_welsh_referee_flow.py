@@ -11,10 +11,10 @@ from test_welsh_referee import FAR_BLACK, check_out_last, concede, rectangle, sn
 from welsh_scenario import BLACK, RED, WelshScenario, pos
 
 from rules.referee import Referee, TableState, get_profile
-from rules.referee.setup import MatchSetup
+from rules.referee.setup import DiceMode, MatchSetup
 from rules.referee_cli import main as referee_main
 from rules.welsh.game import Ending
-from rules.welsh.script import WelshTable, random_game_stream, records_to_lines
+from rules.welsh.script import WelshTable, random_game_stream, records_to_lines, welsh_setup
 
 
 def referee_over(records: list[dict]) -> Referee:  # type: ignore[type-arg]
@@ -28,9 +28,14 @@ def referee_over(records: list[dict]) -> Referee:  # type: ignore[type-arg]
 
 
 # ---- whole random games (C.17 turn flow end to end) -----------------------------------------------
-@pytest.mark.parametrize("seed", [0, 2, 4, 7, 10, 11])
-def test_a_random_game_refereed_from_its_table_states_raises_nothing_and_scores_as_the_engine(seed: int) -> None:
-    records, match = random_game_stream(seed, games=1)
+@pytest.mark.parametrize("seed,dice_mode,clock", [
+    (0, DiceMode.FOUR, True), (2, DiceMode.FOUR, True), (4, DiceMode.FOUR, True), (7, DiceMode.FOUR, True),
+    (10, DiceMode.FOUR, False), (11, DiceMode.TWO, True), (12, DiceMode.TWO, False),
+])
+def test_a_random_game_refereed_from_its_table_states_raises_nothing_and_scores_as_the_engine(
+        seed: int, dice_mode: DiceMode, clock: bool) -> None:
+    setup = welsh_setup(clock=clock).with_(dice_mode=dice_mode)
+    records, match = random_game_stream(seed, games=1, setup=setup)
     ref = referee_over(records)
     assert [a.code for a in ref.alerts if a.severity.is_alert] == []
     assert [r.ending for r in ref.wmatch.results] == [r.ending for r in match.results]
@@ -191,3 +196,37 @@ def test_welsh_has_no_resignation_W12():
     w = WelshScenario()
     with pytest.raises(ValueError, match="concession"):
         w.ref.announce({"act": "resign", "player": "light"})
+
+
+def test_cli_welsh_options_length_and_preset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = WelshTable()
+    stream = tmp_path / "short.jsonl"
+    stream.write_text("\n".join(records_to_lines([table.setup.to_json(), *table.snap()])) + "\n", encoding="utf-8")
+    assert referee_main([str(stream), "--rules", "welsh", "--length", "3", "--welsh-preset", "welsh-narrow-hit"]) == 0
+    assert "Welsh match to 3 games" in capsys.readouterr().out  # R1's 25 games, changed
+    assert referee_main([str(stream), "--rules", "usbgf-2019", "--welsh-preset", "welsh-narrow-hit"]) == 2
+    assert "--welsh-preset" in capsys.readouterr().err
+    assert referee_main([str(stream), "--rules", "welsh", "--welsh-preset", "welsh-unknown"]) == 2
+    assert "known:" in capsys.readouterr().err
+
+
+def test_snapshot_carries_the_welsh_state():
+    w = concede(2, accept=False)
+    snap = w.ref.snapshot()
+    assert snap["rules"] == "welsh" and snap["welsh"]["scores"] == [0, 0]
+    assert snap["welsh"]["match_length"] == 25 and snap["match"]["length"] == 25
+    assert snap["welsh"]["cube"] == 1 and snap["welsh"]["nominate_cards_used"] == []
+
+
+def test_the_die_turned_to_2_for_ten_for_two_is_not_a_raise_and_either_may_raise_R12b_W42():
+    w = WelshScenario(clock=True, reserves=(500.0, 550.0))
+    w.table.clock = "far"
+    w.snap()
+    w.feed(w.table.turn_cube(2))  # before anyone has thrown: the starter is still open
+    w.throw(BLACK, 6, 4)
+    assert w.codes() == [] and w.game.cube == 2 and w.game.turn == BLACK
+    w.play(BLACK)
+    w.lift(BLACK)
+    w.press(BLACK)
+    w.raise_cube(RED, 4)  # the die starts centred at 2: either player may raise it (W42)
+    assert w.codes() == [] and w.game.cube == 4 and w.game.cube_owner == BLACK

@@ -109,6 +109,56 @@ def board_style_sheet(out: Path, seed: int = 0) -> None:
     _grid(tiles, 3, out)
 
 
+def video_sheet(video_dir: Path, out: Path, throw: int = 2) -> list[int]:
+    """Stills from a ``sim video`` output: the ``throw``-th throw while it tumbles and once at rest,
+    and a hand coming in, lifting and carrying a checker. Each tile is labelled with its frame, time
+    and ground truth. Returns the frame numbers used."""
+    import json
+
+    recs = [json.loads(line) for line in (video_dir / "states.jsonl").read_text().splitlines()]
+    states = [r for r in recs if r.get("type") == "table_state"]
+    summary = json.loads((video_dir / "summary.json").read_text())
+    rolling_runs: list[list[int]] = []
+    for s in states:
+        if any(d.get("state") == "rolling" for d in s["dice"]):
+            if rolling_runs and rolling_runs[-1][-1] == s["frame"] - 1:
+                rolling_runs[-1].append(s["frame"])
+            else:
+                rolling_runs.append([s["frame"]])
+    if not rolling_runs:
+        raise RuntimeError(f"{video_dir}: no rolling dice in the ground truth")
+    run = rolling_runs[min(throw, len(rolling_runs)) - 1]
+    step = max(1, len(run) // 3)
+    picks = [run[0], run[min(step, len(run) - 1)], run[min(2 * step, len(run) - 1)], run[-1] + 3]
+    after = [s["frame"] for s in states if s["frame"] > run[-1] and s.get("in_hand")]
+    if after:
+        lift = after[0]
+        picks += [max(run[-1] + 4, lift - 3), lift + 2, lift + 6]
+    cap = cv2.VideoCapture(str(video_dir / summary["video"]))
+    frames: dict[int, np.ndarray] = {}
+    k = 0
+    while len(frames) < len(picks):
+        ok, img = cap.read()
+        if not ok:
+            break
+        if k in picks:
+            frames[k] = img
+        k += 1
+    cap.release()
+    tiles = []
+    for f in picks:
+        if f not in frames:
+            continue
+        s = states[f]
+        dice = ", ".join(f"{d['state']}" + (f" {d.get('value')} {d.get('reason')}" if d["state"] == "at_rest" else "")
+                         for d in s["dice"] if d["state"] in ("rolling", "at_rest"))
+        hands = ", ".join(f"{h['side']} hand over {h['over']}" for h in s.get("hands", []))
+        small = cv2.resize(frames[f], (640, 360), interpolation=cv2.INTER_AREA)
+        tiles.append(_label(small, f"frame {f}, t {s['t']:.1f} s", "; ".join(x for x in (dice, hands) if x)))
+    _grid(tiles, 3 if len(tiles) > 4 else 2, out)
+    return [f for f in picks if f in frames]
+
+
 def _grid(tiles: list[np.ndarray], cols: int, out: Path) -> None:
     if not tiles:
         raise RuntimeError("no tiles to put on the sheet")
@@ -126,7 +176,13 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="gammonwatch sim sheets", description="contact sheets for die states and styles")
     ap.add_argument("--out", type=Path, default=Path("docs/contact-sheets"))
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--video", type=Path, default=None,
+                    help="a 'sim video' output directory: write OUT/video-throw-and-hand.png from it instead")
     a = ap.parse_args(argv)
+    if a.video is not None:
+        used = video_sheet(a.video, a.out / "video-throw-and-hand.png")
+        print(f"wrote {a.out / 'video-throw-and-hand.png'} (frames {used})")
+        return 0
     notes = die_state_sheet(a.out / "die-states.png", a.seed)
     for n in notes:
         print(n, file=sys.stderr)

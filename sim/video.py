@@ -690,8 +690,9 @@ def iter_frames(match: Any = None, *, seed: int = 0, fps: float = 10.0, max_seco
 
     ``match``: a parsed transcript (``rules.matfile.MatMatch``), or None for a random legal game
     (:func:`random_match` from ``seed``). ``inject``: names from :data:`INJECTIONS` (``illegal_move``
-    is applied to ``match`` here). ``motion_every``: render moving scenes (a rolling throw, a hand)
-    every n-th video frame and repeat the last image in between; static holds are never re-rendered.
+    is applied to ``match`` here). ``motion_every``: render a moving hand every n-th video frame and
+    repeat the last image in between (a throw, under a second, is rendered every frame so that it
+    visibly tumbles); static holds are never re-rendered.
     ``options``: ``sim.script.ScriptOptions`` (seats, dice mode, end signal, timing).
 
     Yields (frame_id, t, image, state): frame_id counts from 0, t = frame_id / fps, image is BGR
@@ -764,10 +765,11 @@ class _Segment:
         self.rolling: list[int] = []
         self.paths: list[tuple[HandPath, str, dict[str, Any]]] = []
 
+    def throwing(self, tau: float) -> bool:
+        return self.throw is not None and tau < (self.throw.rest_index + 0.5) * self.dt
+
     def moving(self, tau: float) -> bool:
-        if self.throw is not None and tau * 1.0 < self.throw.rest_index * self.dt:
-            return True
-        return any(p.moving(tau) for p, _o, _a in self.paths)
+        return self.throwing(tau) or any(p.moving(tau) for p, _o, _a in self.paths)
 
     dt = 0.1
 
@@ -912,7 +914,9 @@ def _frames_from_steps(steps: Iterable[Any], *, seed: int, fps: float, max_secon
                     break
                 tau = t - seg_start
                 moving = seg.moving(tau)
-                render = ((first and not same) or (moving and k - last_render >= motion_every)
+                # a throw (under a second) is drawn every frame so that it visibly tumbles; hands every n-th
+                every = 1 if seg.throwing(tau) else motion_every
+                render = ((first and not same) or (moving and k - last_render >= every)
                           or (not moving and was_moving) or (first and bool(seg.paths)))
                 if render:
                     hands = _pose_segment(sr, seg, tau)
@@ -1046,7 +1050,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--from-game", type=int, default=1, help="start at this game of the transcript (e.g. the Crawford game)")
     ap.add_argument("--shadows", action="store_true", help="render shadows (about 3x slower)")
     ap.add_argument("--motion-every", type=int, default=3,
-                    help="render moving scenes (throws, hands) every n-th frame, repeat the image in between")
+                    help="render moving hands every n-th frame, repeat the image in between (throws: every frame)")
     ap.add_argument("--rolls", type=int, default=None,
                     help="with --random: stop after this many plays, the player behind in the race resigns")
     ap.add_argument("--dice-mode", choices=["two", "four"], default="two",

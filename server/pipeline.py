@@ -142,13 +142,41 @@ class HandCue:
     without hands (updated at each full recognition), and reports a hand from a seat when more than
     ``TrackerConfig.hand_frac`` of the board differs from it and the change touches that seat's
     edge (the board mask and edge bands of :class:`vision.tracker.MotionDetector`). What the hand is
-    over: ``dice`` when the change covers a die the pipeline follows, else ``board``.
+    over is read at its tip (the changed pixels farthest from its seat's edge): ``bar`` when the tip
+    is on the bar (a bar tap ends a turn, RG19 4.2.3), ``dice`` when it is on a die the pipeline
+    follows, else ``board``.
     """
 
-    def __init__(self, motion: MotionDetector) -> None:
+    def __init__(self, motion: MotionDetector, profile: CalibrationProfile | None = None) -> None:
         self.m = motion
         self.reference: U8 | None = None
         self.changed: U8 | None = None
+        self.bar_mask: U8 | None = None
+        if profile is not None:
+            d = profile.dims
+            q = d.play_depth / 2
+            w = d.bar_width / 2 + 0.5
+            quad = profile.project(np.array([[-w, -q, 0.0], [w, -q, 0.0], [w, q, 0.0], [-w, q, 0.0]]))
+            mask = np.zeros_like(motion.mask)
+            cv2.fillPoly(mask, [np.round(quad * motion.scale).astype(np.int32)], 255)
+            self.bar_mask = np.asarray(cv2.dilate(mask, np.ones((3, 3), np.uint8)), dtype=np.uint8)
+
+    def _over(self, blob: U8, side: str, motion: Motion, dice_boxes: Sequence[Box]) -> str:
+        """What the hand's tip is over: ``bar``, ``dice`` or ``board``."""
+        band = self.m.near_band if side == "near" else self.m.far_band
+        ys, xs = np.nonzero(blob)
+        if len(xs) == 0:
+            return "board"
+        by, bx = np.nonzero(band)
+        edge = np.array([bx.mean(), by.mean()]) if len(bx) else np.array([0.0, 0.0])
+        dist = np.hypot(xs - edge[0], ys - edge[1])
+        tip = dist >= np.percentile(dist, 97)
+        tx, ty = xs[tip], ys[tip]
+        if any(self.m.changed_in(motion, b) > 0.3 for b in dice_boxes):
+            return "dice"
+        if self.bar_mask is not None and float(np.mean(self.bar_mask[ty, tx] > 0)) >= 0.5:
+            return "bar"
+        return "board"
 
     def small_grey(self, image: U8) -> U8:
         m = self.m
@@ -182,7 +210,7 @@ class HandCue:
                 continue
             side: Literal["near", "far"] = "near" if near >= far else "far"
             motion = Motion(frac, True, side, np.asarray(blob, dtype=np.uint8))
-            over = "dice" if any(m.changed_in(motion, b) > 0.3 for b in dice_boxes) else "board"
+            over = self._over(np.asarray(blob, dtype=np.uint8), side, motion, dice_boxes)
             if all(h.side != side for h in out):
                 out.append(HandObservation(side, over, touching=True))
         return out
@@ -237,7 +265,7 @@ class FramePipeline:
         self.recognizer = recognizer or FrameRecognizer(profile)
         self.motion = MotionDetector(tuple(profile.image_size), board_polygon=outer_corners(profile.corners),  # type: ignore[arg-type]
                                      config=self.config.tracker)
-        self.hand_cue = HandCue(self.motion)
+        self.hand_cue = HandCue(self.motion, profile)
         self.tracker = Tracker(self.config.tracker, source=source)
         self.times = times or StageTimes()
         self._die_px = die_px_range(profile)

@@ -56,8 +56,9 @@ class TableScript:
     """``cocked_roll``: the roll (counting every throw) whose first die comes to rest cocked."""
     turn_at: int = 8
     """``premature_roll`` / ``premature_grab`` / ``double_after_roll``: the turn or roll they happen at."""
-    end_signal: str = "lift_dice"
-    """How turns end: ``lift_dice`` (the mover lifts his dice; visible to the camera), ``bar_tap`` or ``clock``."""
+    end_signal: str = "bar_tap"
+    """How turns end: ``bar_tap`` (the mover taps the bar: visible to the camera, RG19's signal without a
+    clock), ``lift_dice`` or ``clock`` (vision has no clock reader yet)."""
     seed: int = 0
     style: str | None = None
     elevation: float | None = None

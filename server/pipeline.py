@@ -152,6 +152,8 @@ class HandCue:
         self.reference: U8 | None = None
         self.changed: U8 | None = None
         self.bar_mask: U8 | None = None
+        self.hand_mask: U8 = np.zeros_like(motion.mask)
+        """The changed regions taken as hands in the last frame (small copy, 0/255)."""
         if profile is not None:
             d = profile.dims
             q = d.play_depth / 2
@@ -185,6 +187,7 @@ class HandCue:
 
     def __call__(self, grey: U8, dice_boxes: Sequence[Box]) -> list[HandObservation]:
         m = self.m
+        self.hand_mask = np.zeros_like(m.mask)
         if self.reference is None:
             self.reference = grey
             return []
@@ -200,6 +203,7 @@ class HandCue:
         n, labels, stats, _ = cv2.connectedComponentsWithStats(self.changed, connectivity=8)
         least = m.config.hand_frac * m.mask_count
         out: list[HandObservation] = []
+        self.hand_mask = np.zeros_like(m.mask)
         for i in range(1, n):
             if stats[i, cv2.CC_STAT_AREA] < least:
                 continue
@@ -209,6 +213,7 @@ class HandCue:
             if max(near, far) == 0:
                 continue
             side: Literal["near", "far"] = "near" if near >= far else "far"
+            self.hand_mask = np.asarray(cv2.bitwise_or(self.hand_mask, blob), dtype=np.uint8)
             motion = Motion(frac, True, side, np.asarray(blob, dtype=np.uint8))
             over = self._over(np.asarray(blob, dtype=np.uint8), side, motion, dice_boxes)
             if all(h.side != side for h in out):
@@ -284,9 +289,12 @@ class FramePipeline:
         det = detect_dice(image, die_px=self._die_px, background=self._background)
         order = np.argsort(-det.confidence) if len(det) else np.zeros(0, dtype=np.int64)
         out: list[Box] = []
+        hands = Motion(0.0, False, None, self.hand_cue.hand_mask)
         for i in order:
             b = det.xyxy[int(i)]
             box = (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
+            if self.motion.changed_in(hands, box) > 0.3:
+                continue  # part of a hand or of what it carries
             if half_of(self.profile, die_board_xy(self.profile, box)) is None:
                 continue
             out.append(box)

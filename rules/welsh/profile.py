@@ -177,6 +177,7 @@ WELSH_CITES_FOR_REFEREE_CODES: dict[str, tuple[str, ...]] = {
     "ILLEGAL_MOVE_STANDS": ("DIGEST W40",),
     "CORRECTION_COMPLETE": ("DIGEST W40",),
     "MONITOR_DECISION": ("Welsh (A)", "DIGEST W40"),
+    "MOVE_UNCONFIRMED": ("Welsh (B)", "DIGEST W40"),
 }
 
 

@@ -499,6 +499,10 @@ class WelshReferee(Referee):
         legal_mass = sum(math.exp(ll - m) for ll, _ in scored)
         p_illegal = math.exp(seen_ll - m) / (math.exp(seen_ll - m) + legal_mass)
         if p_illegal < self.profile.confidence:
+            if p_illegal >= 1.0 - self.profile.confidence:
+                self._emit("MOVE_UNCONFIRMED", g.turn, f"The play by {self._name(g.turn)} is not clear enough to judge; "
+                           f"taken as {plays[best].notation() or 'no move'}. Please confirm the position.",
+                           frame=s.frame, details={"p_illegal": round(p_illegal, 4)})
             return sides, plays[best].result, plays[best]
         return sides, target, None
 

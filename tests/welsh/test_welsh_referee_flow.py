@@ -230,3 +230,33 @@ def test_the_die_turned_to_2_for_ten_for_two_is_not_a_raise_and_either_may_raise
     w.press(BLACK)
     w.raise_cube(RED, 4)  # the die starts centred at 2: either player may raise it (W42)
     assert w.codes() == [] and w.game.cube == 4 and w.game.cube_owner == BLACK
+
+
+def _blur(records: list[dict], cells: dict[int, list[float]]) -> list[dict]:  # type: ignore[type-arg]
+    """Vision's view of the settled states: some points' light counts as distributions."""
+    out = []
+    for r in records:
+        r = json.loads(json.dumps(r))
+        if r["type"] == "table_state" and not r.get("in_hand"):
+            for point, light_p in cells.items():
+                cell = r["points"][point - 1]
+                cell["light_p"] = light_p
+                cell["light"] = max(range(len(light_p)), key=lambda k: light_p[k])
+        out.append(r)
+    return out
+
+
+@pytest.mark.parametrize("p_seen,unclear", [(0.55, True), (0.99, False)])
+def test_a_count_seen_unclearly_is_weighed_against_the_legal_results(p_seen: float, unclear: bool) -> None:
+    # Red plays F6/N2(6+4) (physical point 8 gets a 4th man); vision leans to a man on point 7 instead
+    w = WelshScenario()
+    w.throw(RED, 6, 4)
+    records = w.table.move(RED, pos("B1:2 F6:4 N2:4 H6:5", "B1:2 F6:5 N2:3 H6:5")) + w.table.lift(RED)
+    on8 = [0.0] * 16
+    on8[3], on8[4] = p_seen, 1.0 - p_seen
+    on7 = [1.0 - p_seen, p_seen]
+    w.feed(_blur(records, {8: on8, 7: on7}))
+    if unclear:  # likely enough to be the legal play: taken, with a request to confirm
+        assert w.codes() == ["MOVE_UNCONFIRMED"] and w.ref.turn == BLACK
+    else:  # the table most likely shows a play no legal play reaches
+        assert w.codes() and w.codes()[0].startswith("WEL_") and w.ref.pending is not None

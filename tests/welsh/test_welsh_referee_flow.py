@@ -260,3 +260,33 @@ def test_a_count_seen_unclearly_is_weighed_against_the_legal_results(p_seen: flo
         assert w.codes() == ["MOVE_UNCONFIRMED"] and w.ref.turn == BLACK
     else:  # the table most likely shows a play no legal play reaches
         assert w.codes() and w.codes()[0].startswith("WEL_") and w.ref.pending is not None
+
+
+def test_the_opponents_throw_ends_a_turn_whose_dice_were_not_lifted_R24iii():
+    w = WelshScenario()
+    w.throw(RED, 6, 4)
+    w.play(RED, "F6/N2(6+4)")
+    w.throw(BLACK, 5, 3)  # Red's dice still lie on the table
+    assert "MOVE" in w.all_codes() and w.codes() == []
+    assert w.ref.turn == BLACK and w.game.throw_value == (5, 3)
+
+
+def test_monitor_decisions_let_stand_and_award_penalty_W38_W40():
+    w = WelshScenario()
+    w.throw(RED, 3, 1)
+    w.move(RED, "B1:2 F6:4 N3 N2:3 H6:5", "B1:2 F6:5 N2:3 H6:5")
+    w.lift(RED)
+    w.decide(action="let_stand")
+    assert "ILLEGAL_MOVE_STANDS" in w.all_codes() and w.ref.turn == BLACK and w.ref.pending is None
+    w.decide(action="award_penalty", player="dark", games=2)  # (D): the official awards penalty games
+    assert w.ref.wmatch.scores == [0, 2]
+    with pytest.raises(ValueError, match="set_cube"):
+        w.decide(action="undo_turn")
+
+
+def test_a_spoken_raise_counts_like_the_die_R3():
+    w = WelshScenario()
+    w.announce("raise", player=RED)
+    assert w.game.cube == 2 and w.game.cube_owner == BLACK and "WEL_RAISE" in w.all_codes()
+    w.feed(w.table.raise_cube(RED, 2))  # the die is then shown at 2 on Black's side: no second raise
+    assert w.game.cube == 2 and w.codes() == []

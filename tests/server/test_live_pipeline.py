@@ -343,3 +343,49 @@ def test_the_demo_announces_its_cache_and_needs_the_simulator(tmp_path, capsys):
     assert cache_root(str(tmp_path)) == tmp_path
     args = build_parser().parse_args(["--port", "9", "--fps", "5"])
     assert (args.port, args.fps, args.transcript) == (9, 5.0, False)
+
+
+# ------------------------------------------------------------------------------------------ hands
+def arm_frame(profile: Any, tip_cm: tuple[float, float], side: str = "near") -> np.ndarray:
+    """A uniform table with a bright arm from the middle of a seat's edge to ``tip_cm`` (board cm)."""
+    img = np.full((720, 1280, 3), 90, np.uint8)
+    q = profile.dims.play_depth / 2
+    edge_y = -q - 3 if side == "near" else q + 3
+    base = profile.project(np.array([[tip_cm[0] - 5, edge_y, 0.0], [tip_cm[0] + 5, edge_y, 0.0]]))  # a forearm
+    tip = profile.project(np.array([[tip_cm[0] + 1.5, tip_cm[1], 0.0], [tip_cm[0] - 1.5, tip_cm[1], 0.0]]))
+    cv2.fillPoly(img, [np.round(np.vstack([base, tip])).astype(np.int32)], (220, 200, 190))
+    return img
+
+
+@pytest.mark.parametrize("tip, side, over", [
+    ((0.0, -5.0), "near", "bar"),       # a bar tap from the near seat (RG19 4.2.3: the end of a turn)
+    ((12.0, -5.0), "near", "board"),    # over the right half: moving checkers
+    ((-12.0, 6.0), "far", "board"),
+    ((0.0, 6.0), "far", "bar"),
+])
+def test_a_hand_is_seen_from_its_seat_and_read_at_its_tip(tip, side, over):
+    from server.pipeline import HandCue
+    from vision.tracker import MotionDetector, outer_corners
+
+    profile = load_profile(CAMERA)
+    motion = MotionDetector(profile.image_size, board_polygon=outer_corners(profile.corners))
+    cue = HandCue(motion, profile)
+    table = np.full((720, 1280, 3), 90, np.uint8)
+    assert cue(cue.small_grey(table), []) == []  # the first frame is the quiet table
+    hands = cue(cue.small_grey(arm_frame(profile, tip, side)), [])
+    assert [(h.side, h.over) for h in hands] == [(side, over)]
+    assert cue(cue.small_grey(table), []) == []  # the hand left
+
+
+def test_a_small_change_away_from_the_edges_is_not_a_hand():
+    from server.pipeline import HandCue
+    from vision.tracker import MotionDetector, outer_corners
+
+    profile = load_profile(CAMERA)
+    motion = MotionDetector(profile.image_size, board_polygon=outer_corners(profile.corners))
+    cue = HandCue(motion, profile)
+    table = np.full((720, 1280, 3), 90, np.uint8)
+    cue(cue.small_grey(table), [])
+    moved = table.copy()
+    cv2.circle(moved, (640, 360), 18, (230, 230, 230), -1)  # a checker put down mid-board
+    assert cue(cue.small_grey(moved), []) == []

@@ -3,7 +3,10 @@
 Runs ``sim frames`` for a bounded batch with 2 worker processes and, as the peer in the same run,
 with 1 worker; prints wall-clock frames/hour and the CPU time per frame (which gives frames/hour on
 2 dedicated cores when the machine is shared). Also times the physics alone against the
-feasibility study's figure (about 10,000 steps/s, SIMULATOR-NOTES.md).
+feasibility study's figure (about 10,000 steps/s, SIMULATOR-NOTES.md). Then renders a short
+scripted-match video (``sim.video.iter_frames``, a random game's first plays) with hands drawn every
+3rd frame, against the peer that draws every moving frame, and prints the CPU cost per second of
+video (BENCH_SIM_VIDEO_S seconds, default 12).
 """
 
 from __future__ import annotations
@@ -68,6 +71,23 @@ def physics_steps_per_s() -> float:
     return steps / dt
 
 
+def video_run(seconds: float, motion_every: int) -> tuple[int, int, float]:
+    """(frames, renders, CPU seconds) of a ``seconds``-long scripted video at 10 fps."""
+    import numpy as np
+
+    from sim.video import iter_frames, random_match
+
+    match = random_match(np.random.default_rng(7), rolls=4)
+    info: dict[str, object] = {}
+    t0 = time.process_time()
+    n = sum(1 for _ in iter_frames(match, seed=7, fps=10.0, max_seconds=seconds, motion_every=motion_every,
+                                   style="green-felt", info=info))
+    cpu = time.process_time() - t0
+    summary = info["summary"]
+    assert isinstance(summary, dict)
+    return n, int(summary["renders"]), cpu
+
+
 def main() -> int:
     n = int(os.environ.get("BENCH_SIM_FRAMES", "36"))
     load = os.getloadavg()[0]
@@ -88,6 +108,12 @@ def main() -> int:
     ok = max(fph2, dedicated) >= TARGET
     print(f"target {TARGET:,.0f} frames/hour on 2 cores: {'met' if ok else 'NOT met'} "
           f"(wall clock {'met' if fph2 >= TARGET else 'not met'} at load {load:.1f})")
+    secs = float(os.environ.get("BENCH_SIM_VIDEO_S", "12"))
+    for every, name in ((3, "video, hands every 3rd frame"), (1, "video, peer: every moving frame")):
+        n, renders, cpu = video_run(secs, every)
+        print(f"{name}: {n} frames ({n / 10:.1f} s at 10 fps), {renders} rendered, {cpu:.1f} CPU s "
+              f"= {cpu / max(renders, 1):.2f} CPU s per render, {cpu / (n / 10) * 120 / 60:.1f} CPU min per "
+              f"2 minutes of video")
     return 0
 
 

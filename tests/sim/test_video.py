@@ -173,3 +173,9 @@ def test_injected_cocked_roll_is_rendered_and_the_referee_rules_it_invalid(tmp_p
     assert summary["dice_constructions_failed"] == 0  # physics kept the constructed cocked die (seed 0)
     assert cocked and all(d["valid"] is False for d in cocked)
     assert "ROLL_INVALID_COCKED" in summary["referee"]["alerts"]
+
+
+def test_unknown_board_style_is_named_before_anything_is_rendered(tmp_path: Path):
+    r = run_cli("video", "--random", "--out", str(tmp_path / "v"), "--style", "plaid-velvet")
+    assert r.returncode == 2 and "plaid-velvet" in r.stderr and "green-felt" in r.stderr
+    assert not (tmp_path / "v").exists()

@@ -145,15 +145,25 @@ def video_sheet(video_dir: Path, out: Path, throw: int = 2) -> list[int]:
             frames[k] = img
         k += 1
     cap.release()
+    rest_px = [d["center_px"] for d in states[min(run[-1] + 3, len(states) - 1)]["dice"] if "center_px" in d]
     tiles = []
     for f in picks:
         if f not in frames:
             continue
         s = states[f]
+        px = [d["center_px"] for d in s["dice"] if "center_px" in d and d["state"] == "rolling"] or rest_px
+        if f <= run[-1] + 3 and px:  # the throw: 2x closer, around the dice
+            cx, cy = np.mean(np.array(px), axis=0)
+            h, w = frames[f].shape[:2]
+            x0 = int(np.clip(cx - w / 4, 0, w / 2))
+            y0 = int(np.clip(cy - h / 4, 0, h / 2))
+            frames[f] = frames[f][y0:y0 + h // 2, x0:x0 + w // 2]
         dice = ", ".join(f"{d['state']}" + (f" {d.get('value')} {d.get('reason')}" if d["state"] == "at_rest" else "")
                          for d in s["dice"] if d["state"] in ("rolling", "at_rest"))
         hands = ", ".join(f"{h['side']} hand over {h['over']}" for h in s.get("hands", []))
         small = cv2.resize(frames[f], (640, 360), interpolation=cv2.INTER_AREA)
+        if f <= run[-1] + 3 and px:
+            dice = f"(2x, around the dice) {dice}"
         tiles.append(_label(small, f"frame {f}, t {s['t']:.1f} s", "; ".join(x for x in (dice, hands) if x)))
     _grid(tiles, 3 if len(tiles) > 4 else 2, out)
     return [f for f in picks if f in frames]

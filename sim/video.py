@@ -905,6 +905,7 @@ def _frames_from_steps(steps: Iterable[Any], *, seed: int, fps: float, max_secon
             seg = _plan_segment(sr, rec, prev, nxt, forced.get(i + 1), hold, fps, hand_end,
                                 release)
             first = True
+            rolling_px: dict[int, list[float]] = {}
             last_render = -10**9
             was_moving = False
             while k / fps < seg_start + seg.duration - 1e-9:
@@ -924,6 +925,13 @@ def _frames_from_steps(steps: Iterable[Any], *, seed: int, fps: float, max_secon
                     last_render = k
                     if moving:
                         motion_frames += 1
+                    # where the rolling dice are in the image shown (a label for trackers)
+                    rolling_px = {}
+                    for j in seg.rolling:
+                        pos = sr.world.pose(sr.world.dice[j])[0]
+                        if pos[0] < PARK_X - 10:
+                            px = sr.cam.project(pos[None])[0]
+                            rolling_px[j] = [round(float(px[0]), 2), round(float(px[1]), 2)]
                 first = False
                 was_moving = moving
                 while oi < len(others) and (others[oi][0] <= t_i + min(tau, hold) + 1e-9 or
@@ -931,7 +939,11 @@ def _frames_from_steps(steps: Iterable[Any], *, seed: int, fps: float, max_secon
                     if on_record is not None:
                         on_record(dict(others[oi][1]))
                     oi += 1
-                yield k, round(t, 4), img, {**rec_out, "frame": k, "t": round(t, 4), "source": "sim.video"}
+                out_rec = {**rec_out, "frame": k, "t": round(t, 4), "source": "sim.video"}
+                if rolling_px:
+                    out_rec["dice"] = [{**d, "center_px": rolling_px[j]} if j in rolling_px else d
+                                       for j, d in enumerate(rec_out.get("dice", []))]
+                yield k, round(t, 4), img, out_rec
                 k += 1
             seg_start += seg.duration
             prev = rec

@@ -149,6 +149,9 @@ def test_iter_frames_streams_a_rolling_throw_then_dice_at_rest_and_a_hand():
     # the dice visibly move while rolling: the rolling frames are not all one image
     imgs = [frames[k][2] for k in rolling]
     assert any(not np.array_equal(imgs[0], im) for im in imgs[1:])
+    # and the ground truth says where: the rolling dice's pixel centres change from frame to frame
+    centres = [tuple(tuple(d["center_px"]) for d in states[k]["dice"] if "center_px" in d) for k in rolling]
+    assert all(centres) and len(set(centres)) >= 2
     # at rest they hold still: the image does not change until the hand comes
     still = [k for k in rest if not states[k].get("hands")]
     assert all(np.array_equal(frames[still[0]][2], frames[k][2]) for k in still[: 2 * 5])

@@ -127,13 +127,19 @@ def video_sheet(video_dir: Path, out: Path, throw: int = 2) -> list[int]:
                 rolling_runs.append([s["frame"]])
     if not rolling_runs:
         raise RuntimeError(f"{video_dir}: no rolling dice in the ground truth")
-    run = rolling_runs[min(throw, len(rolling_runs)) - 1]
+    def near_mover(r: list[int]) -> bool:
+        nxt = next((s for s in states if s["frame"] > r[-1] and s.get("in_hand")), None)
+        return nxt is not None and any(h.get("side") == "near" for h in nxt.get("hands", []))
+
+    # the throw-th throw, or the first later one that the near player (facing the camera) rolls
+    later = [r for r in rolling_runs[min(throw, len(rolling_runs)) - 1:] if near_mover(r)]
+    run = later[0] if later else rolling_runs[min(throw, len(rolling_runs)) - 1]
     step = max(1, len(run) // 3)
     picks = [run[0], run[min(step, len(run) - 1)], run[min(2 * step, len(run) - 1)], run[-1] + 3]
     after = [s["frame"] for s in states if s["frame"] > run[-1] and s.get("in_hand")]
     if after:
         lift = after[0]
-        picks += [max(run[-1] + 4, lift - 3), lift + 2, lift + 6]
+        picks += [max(run[-1] + 4, lift - 4), lift + 3, lift + 8]
     cap = cv2.VideoCapture(str(video_dir / summary["video"]))
     frames: dict[int, np.ndarray] = {}
     k = 0

@@ -141,14 +141,18 @@ class HandCue:
     repeats a frame) would vanish. This keeps a small grey copy of the table as last seen quiet and
     without hands (updated at each full recognition), and reports a hand from a seat when more than
     ``TrackerConfig.hand_frac`` of the board differs from it and the change touches that seat's
-    edge (the board mask and edge bands of :class:`vision.tracker.MotionDetector`). What the hand is
+    edge (the board mask and edge bands of :class:`vision.tracker.MotionDetector`); ``min_frac`` (1.2%
+    of the board by default) rather than the tracker's 3%, which a hand from the far seat, small in
+    perspective, does not reach. What the hand is
     over is read at its tip (the changed pixels farthest from its seat's edge): ``bar`` when the tip
     is on the bar (a bar tap ends a turn, RG19 4.2.3), ``dice`` when it is on a die the pipeline
     follows, else ``board``.
     """
 
-    def __init__(self, motion: MotionDetector, profile: CalibrationProfile | None = None) -> None:
+    def __init__(self, motion: MotionDetector, profile: CalibrationProfile | None = None, min_frac: float = 0.012) -> None:
         self.m = motion
+        self.min_frac = min_frac
+        """Smallest hand region, as a share of the board (a hand from the far seat looks small)."""
         self.reference: U8 | None = None
         self.changed: U8 | None = None
         self.bar_mask: U8 | None = None
@@ -174,8 +178,10 @@ class HandCue:
         dist = np.hypot(xs - edge[0], ys - edge[1])
         tip = dist >= np.percentile(dist, 97)
         tx, ty = xs[tip], ys[tip]
-        if any(self.m.changed_in(motion, b) > 0.3 for b in dice_boxes):
-            return "dice"
+        for x0, y0, x1, y1 in dice_boxes:  # the hand covers (part of) the ground around a die it is taking
+            pad = max(x1 - x0, y1 - y0)
+            if self.m.changed_in(motion, (x0 - pad, y0 - pad, x1 + pad, y1 + pad)) > 0.2:
+                return "dice"
         if self.bar_mask is not None and float(np.mean(self.bar_mask[ty, tx] > 0)) >= 0.5:
             return "bar"
         return "board"
@@ -196,12 +202,12 @@ class HandCue:
         changed = cv2.bitwise_and(changed, m.mask)
         self.changed = np.asarray(changed, dtype=np.uint8)
         frac = cv2.countNonZero(changed) / m.mask_count
-        if frac < m.config.hand_frac:
+        if frac < self.min_frac:
             return []
         # one connected region (hand and arm) touching a seat's edge, large enough to be a hand;
         # moved checkers and dice are separate small regions
         n, labels, stats, _ = cv2.connectedComponentsWithStats(self.changed, connectivity=8)
-        least = m.config.hand_frac * m.mask_count
+        least = self.min_frac * m.mask_count
         out: list[HandObservation] = []
         self.hand_mask = np.zeros_like(m.mask)
         for i in range(1, n):
@@ -237,6 +243,8 @@ class PipelineConfig:
     own locator (:meth:`FrameRecognizer.locate_dice`)."""
     hands: bool = True
     """Report hands from the difference with the quiet table (:class:`HandCue`)."""
+    hand_min_frac: float = 0.012
+    """Smallest region taken as a hand, as a share of the board (a hand from the far seat looks small)."""
     hand_still_s: float = 0.8
     """A "hand" that has not moved for this long is taken as part of the table (the reference is renewed)."""
 
@@ -270,12 +278,14 @@ class FramePipeline:
         self.recognizer = recognizer or FrameRecognizer(profile)
         self.motion = MotionDetector(tuple(profile.image_size), board_polygon=outer_corners(profile.corners),  # type: ignore[arg-type]
                                      config=self.config.tracker)
-        self.hand_cue = HandCue(self.motion, profile)
+        self.hand_cue = HandCue(self.motion, profile, self.config.hand_min_frac)
         self.tracker = Tracker(self.config.tracker, source=source)
         self.times = times or StageTimes()
         self._die_px = die_px_range(profile)
         self._background: U8 | None = None
         self._boxes: list[Box] = []
+        self._dice_where: list[Box] = []
+        """Where the dice were last seen (kept while a hand hides them, so the hand is known to be over them)."""
         self._last_motion_t = -math.inf
         self.frames = 0
         self.recognitions = 0
@@ -287,20 +297,22 @@ class FramePipeline:
         if self.config.dice_locator == "model":
             return self.recognizer.locate_dice(image)[: self.config.max_dice]
         det = detect_dice(image, die_px=self._die_px, background=self._background)
-        order = np.argsort(-det.confidence) if len(det) else np.zeros(0, dtype=np.int64)
-        out: list[Box] = []
         hands = Motion(0.0, False, None, self.hand_cue.hand_mask)
-        for i in order:
-            b = det.xyxy[int(i)]
+        hand_present = bool(np.any(self.hand_cue.hand_mask))
+        cands: list[tuple[bool, float, Box]] = []
+        for b, conf in zip(det.xyxy, det.confidence, strict=True):
             box = (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
             if self.motion.changed_in(hands, box) > 0.3:
                 continue  # part of a hand or of what it carries
             if half_of(self.profile, die_board_xy(self.profile, box)) is None:
                 continue
-            out.append(box)
-            if len(out) >= self.config.max_dice:
-                break
-        return out
+            known = any(_near(box, old) for old in self._boxes)
+            if hand_present and not known:
+                continue  # dice appear from a throw, not next to a hand that is putting something down
+            cands.append((known, float(conf), box))
+        # dice already followed first (a die at rest stays where it is), then the most confident
+        cands.sort(key=lambda c: (not c[0], -c[1]))
+        return [c[2] for c in cands[: self.config.max_dice]]
 
     def _update_background(self, image: U8, boxes: Sequence[Box]) -> None:
         """The quiet table without dice: take the frame, keeping the old pixels under the dice."""
@@ -338,7 +350,7 @@ class FramePipeline:
         t0 = time.perf_counter()
         motion = self.motion(arr)
         grey = self.hand_cue.small_grey(arr) if self.config.hands else None
-        hands = self.hand_cue(grey, self._boxes) if grey is not None else []
+        hands = self.hand_cue(grey, self._dice_where) if grey is not None else []
         if motion.moving:
             self._last_motion_t = t
         elif hands and grey is not None and t - self._last_motion_t >= self.config.hand_still_s:
@@ -364,7 +376,7 @@ class FramePipeline:
             recognition = Recognition(reading, tuple(found), tuple(verdicts), timings)
             board = recognition.observation(frame_id, t, self.profile)
             dice, die_motion = list(found), [False] * len(found)
-            self._boxes = boxes
+            self._set_boxes(boxes, hands)
             self.recognitions += 1
             if not hands:
                 self._update_background(arr, boxes)
@@ -374,7 +386,7 @@ class FramePipeline:
             boxes = self.locate_dice(arr)
             dice = self._moving_dice(boxes)
             die_motion = [self.motion.changed_in(motion, b) > 0.2 for b in boxes]
-            self._boxes = boxes
+            self._set_boxes(boxes, hands)
         t1 = time.perf_counter()
         states = tr.update(frame_id, t, dice=dice, board=board, hands=hands if self.config.hands else None,
                            moving=motion.moving, die_motion=die_motion)
@@ -388,9 +400,20 @@ class FramePipeline:
         return FrameResult(frame_id, t, states, recognition is not None, motion.moving, hands, list(self._boxes),
                            timings, recognition)
 
+    def _set_boxes(self, boxes: list[Box], hands: list[HandObservation]) -> None:
+        self._boxes = boxes
+        if boxes or not hands:
+            self._dice_where = boxes
+
     def detections(self) -> list[dict[str, Any]]:
         """The dice boxes followed now, for the monitor page's camera panel."""
         return [{"box": [round(v, 1) for v in b], "label": "die", "confidence": 1.0} for b in self._boxes]
+
+
+def _near(a: Box, b: Box) -> bool:
+    """Two boxes of the same die in consecutive looks: centres within one and a half box sides."""
+    side = max(a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1])
+    return math.dist(((a[0] + a[2]) / 2, (a[1] + a[3]) / 2), ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)) <= 1.5 * side
 
 
 def encode_preview(image: U8, width: int = 640, quality: int = 70) -> tuple[bytes, int, int]:

@@ -25,7 +25,7 @@ Every rule decision is made by :class:`rules.welsh.game.WelshGame` and
 * the **doubling die** is raised when its face goes above the game's value (or, at 64, when it is
   handed across); the raiser is the hand on it, else the player whose end it left;
 * spoken acts come as ``announce`` records: ``odds_evens``, ``nominate``, ``raise``,
-  ``concede_offer``, ``concede_answer``, ``break``, ``time_out``; monitor decisions: ``acknowledge``,
+  ``concede_offer``, ``concede_answer``, ``break``, ``scheduled_start``, ``time_out``; monitor decisions: ``acknowledge``,
   ``let_stand``, ``require_correction``, ``set_position``, ``award_penalty``.
 """
 
@@ -117,7 +117,8 @@ class WelshReferee(Referee):
         self._followup = False
         self._end_t: float | None = None
         self._clock_flagged = False
-        self._break_start: float | None = None
+        self._ready_by: tuple[float, str] | None = None
+        """When play was due to resume ((D): the scheduled start, or the end of a break) and which."""
         self._reported_result = False
         super().__init__(setup, profile)
         self.match = MatchState(rules=MatchRules(length=options.match_length, crawford=False), score=setup.score)
@@ -724,16 +725,17 @@ class WelshReferee(Referee):
     # ------------------------------------------------------------------ breaks and penalties ((D))
     def _penalty_check(self, frame: int | None) -> None:
         g = self.game
-        if self._break_start is None or g is None or g.turns_played or self._now is None:
+        if self._ready_by is None or g is None or g.turns_played or self._now is None:
             return
-        late = self._now - (self._break_start + BREAK_S)
-        self._break_start = None
+        due, what = self._ready_by
+        late = self._now - due
+        self._ready_by = None
         if late > 600:
             games = 1 + int((late - 600) // 60)
             self._emit("WEL_PENALTY_GAME_DUE", None,
-                       f"Play resumed {late / 60:.1f} minutes after the end of the break: {games} penalty game"
+                       f"Play began {late / 60:.1f} minutes after {what}: {games} penalty game"
                        f"{'s' if games != 1 else ''} may be awarded to the player who was ready (the official decides, W38).",
-                       frame=frame, details={"late_s": round(late, 1), "games": games})
+                       frame=frame, details={"late_s": round(late, 1), "games": games, "from": what})
 
     # ================================================================== spoken acts and decisions
     def announce(self, act: dict[str, Any]) -> list[Any]:
@@ -757,12 +759,18 @@ class WelshReferee(Referee):
         elif kind in ("concede_offer", "concede_answer"):
             self._concession(kind, act, frame)
         elif kind == "break":
-            self._break_start = self._now
+            if self._now is not None:
+                self._ready_by = (self._now + BREAK_S, "the end of the break")
+        elif kind == "scheduled_start":
+            t = act.get("t", self._now)
+            if not isinstance(t, (int, float)):
+                raise ValueError("scheduled_start needs \"t\": the scheduled start in the stream's seconds")
+            self._ready_by = (float(t), "the scheduled start")
         elif kind == "time_out":
             self._time_out(self._player(act), frame)
         else:
             raise ValueError(f"unknown announcement {kind!r}; the Welsh referee understands odds_evens, nominate, raise, "
-                             "concede_offer, concede_answer, break and time_out")
+                             "concede_offer, concede_answer, break, scheduled_start and time_out")
         return self.alerts[start:]
 
     def _odds_evens(self, act: dict[str, Any], frame: int | None) -> None:

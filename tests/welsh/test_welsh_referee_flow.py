@@ -290,3 +290,13 @@ def test_a_spoken_raise_counts_like_the_die_R3():
     assert w.game.cube == 2 and w.game.cube_owner == BLACK and "WEL_RAISE" in w.all_codes()
     w.feed(w.table.raise_cube(RED, 2))  # the die is then shown at 2 on Black's side: no second raise
     assert w.game.cube == 2 and w.codes() == []
+
+
+@pytest.mark.parametrize("late_s,games", [(9 * 60.0, 0), (10 * 60.0 + 30, 1), (13 * 60.0 + 1, 4)])
+def test_penalty_games_due_for_a_late_start_of_the_match_D_W38(late_s: float, games: int) -> None:
+    w = WelshScenario()
+    w.announce("scheduled_start", t=w.table.t)
+    w.snap(late_s)
+    w.throw(RED, 6, 4)
+    due = [a for a in w.alerts if a.code == "WEL_PENALTY_GAME_DUE"]
+    assert [a.details["games"] for a in due] == ([games] if games else [])

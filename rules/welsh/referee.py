@@ -139,9 +139,6 @@ class WelshReferee(Referee):
         except KeyError:
             raise ValueError(f"the {act.get('act')!r} act needs {key!r}: light or dark") from None
 
-    def _welsh_name(self, player: int) -> str:
-        return self._name(player)
-
     def _sides(self, s: TableState) -> tuple[Side, Side]:
         """The men each player has on the table, in his race coordinates (roof = bar)."""
         out = []

@@ -213,7 +213,8 @@ def build_faces(args: argparse.Namespace) -> int:
 
 
 def calibrate_presence(args: argparse.Namespace) -> int:
-    """The presence bias (``vision.cube.PRESENCE_BIAS``) that reads the zone best on training frames."""
+    """The per-window presence biases (``vision.cube.PRESENCE_BIAS``) that read value and zone best
+    on training frames (best single bias first, then coordinate ascent window by window)."""
     from vision.board_reader import BoardReader
     from vision.cube import cube_observation
 
@@ -223,7 +224,7 @@ def calibrate_presence(args: argparse.Namespace) -> int:
     reader = BoardReader(presence_bias=0.0, cube_model=args.cube_model,
                          cube_face_model=args.cube_face_model or DEFAULT_FACE_MODEL)
     assert reader.cube is not None
-    logits, faces, truth = [], [], []
+    logits, faces, truth, truth_values = [], [], [], []
     for img_path, lab in label_files(args.dirs, exclude=styles_out, limit=args.limit, start=args.start):
         raw = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
         if raw is None:
@@ -235,17 +236,29 @@ def calibrate_presence(args: argparse.Namespace) -> int:
         faces.append(res.faces)
         cube = lab["table_state"].get("cube")
         truth.append(str(cube["zone"]) if cube else "absent")
-    best = (-1.0, 0.0)
-    for bias in np.arange(-1.0, 3.01, 0.1):
-        right = 0
-        for lg, fc, tz in zip(logits, faces, truth, strict=True):
-            pres = {n: float(1 / (1 + np.exp(-(lg[i] + bias)))) for i, n in enumerate(WINDOWS)}
-            right += int(cube_observation(pres, fc).zone == tz)
-        acc = right / max(1, len(truth))
-        print(f"bias {bias:+.1f}: zone right {acc:.4f}")
-        if acc > best[0] + 1e-9:
-            best = (acc, float(bias))
-    print(f"best presence bias on {len(truth)} frames: {best[1]:+.1f} (zone right {best[0]:.4f})")
+        truth_values.append(int(cube["value"]) if cube else None)
+    values = [int(lab_v) if lab_v is not None else None for lab_v in truth_values]
+    prior = not args.no_zone_prior
+
+    def score(bias: dict[str, float]) -> tuple[float, float]:
+        both = zone_ok = 0
+        for lg, fc, tz, tv in zip(logits, faces, truth, values, strict=True):
+            pres = {n: float(1 / (1 + np.exp(-(lg[i] + bias[n])))) for i, n in enumerate(WINDOWS)}
+            obs = cube_observation(pres, fc, prior)
+            zone_ok += int(obs.zone == tz)
+            both += int(obs.zone == tz and (tv is None or obs.value == tv))
+        return both / max(1, len(truth)), zone_ok / max(1, len(truth))
+
+    grid = [round(float(b), 2) for b in np.arange(-1.0, 4.01, 0.25)]
+    one = max(grid, key=lambda b: score({n: b for n in WINDOWS})[0])
+    bias = {n: one for n in WINDOWS}
+    print(f"one bias for all windows: {one:+.2f}, value and zone right {score(bias)[0]:.4f}")
+    for _ in range(2):  # coordinate ascent, window by window
+        for n in WINDOWS:
+            bias[n] = max(grid, key=lambda b, n=n: (score({**bias, n: b})[0], -abs(b - bias[n])))
+    both, zone = score(bias)
+    print(f"per-window biases on {len(truth)} frames: {json.dumps(bias)} (value and zone right {both:.4f}, "
+          f"zone right {zone:.4f})")
     return 0
 
 
@@ -262,6 +275,7 @@ def evaluate(args: argparse.Namespace) -> int:
                          **({} if args.presence_bias is None else {"presence_bias": args.presence_bias}))
     n = 0
     point_wrong = 0
+    raw_point_wrong = 0
     colour_wrong = 0
     bar_wrong = off_wrong = 0
     boards_right = 0
@@ -284,6 +298,8 @@ def evaluate(args: argparse.Namespace) -> int:
         times.append(time.perf_counter() - t0)
         truth = strip_counts(lab)
         pred = reading.strip_counts()
+        raw_bad = np.any(reading.raw_strip_counts()[:24] != truth[:24], axis=1)
+        raw_point_wrong += int(raw_bad.sum())
         pts_bad = np.any(pred[:24] != truth[:24], axis=1)
         point_wrong += int(pts_bad.sum())
         colour_wrong += int((pred[:24] != truth[:24]).sum())
@@ -325,6 +341,7 @@ def evaluate(args: argparse.Namespace) -> int:
     res = {
         "frames": n,
         "point_error_rate": point_wrong / (24 * n),
+        "point_error_rate_raw": raw_point_wrong / (24 * n),
         "point_colour_error_rate": colour_wrong / (48 * n),
         "mean_abs_count_error_per_point": abs_err / (24 * n),
         "bar_wrong_rate": bar_wrong / n,
@@ -376,6 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--start", type=int, default=0, help="skip this many frames of each folder (e.g. those trained on)")
     c.add_argument("--cube-model", type=Path, help="window model (default models/cube_reader.onnx)")
     c.add_argument("--cube-face-model", type=Path, help="face model (default models/cube_face.onnx)")
+    c.add_argument("--no-zone-prior", action="store_true", help="cube face without the zone's face frequencies")
     e = sub.add_parser("eval", help="the board reader's figures on held-out frames")
     e.add_argument("dirs", nargs="+", type=Path)
     e.add_argument("--styles", default="")

@@ -128,7 +128,7 @@ class BoardReader:
     def __init__(self, checker_model: str | Path | None = None, cube_model: str | Path | bool | None = None,
                  threads: int = 1, flip_average: bool = True,
                  cube_face_model: str | Path | None = cube.DEFAULT_FACE_MODEL,
-                 presence_bias: float = cube.PRESENCE_BIAS, check_totals: bool = True,
+                 presence_bias: float | dict[str, float] | None = None, check_totals: bool = True,
                  cube_zone_prior: bool = True) -> None:
         self.check_totals = check_totals
         self.checkers = checkers.CheckerCounter(checker_model or checkers.DEFAULT_MODEL, threads=threads,

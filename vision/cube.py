@@ -48,9 +48,12 @@ FACE_CROP_POINTS = 1.0
 """The face crop spans this many point widths of the board around the cube's centre."""
 MAP_STRIDE = 8
 """Window pixels per presence-map cell."""
-PRESENCE_BIAS = 1.3
-"""Added to the window model's presence logits before the sigmoid (the model is under-confident);
-chosen on training frames with ``python models/board_data.py calibrate-presence``."""
+PRESENCE_BIAS: dict[str, float] = {"centre": 1.5, "near": 1.5, "far": 0.75, "board-right": -0.25, "board-left": 0.75}
+"""Added per window to the window model's presence logits before the sigmoid (the model is
+under-confident, and windows of other sizes see more or fewer look-alikes); chosen on training
+frames the model did not learn from with ``python models/board_data.py calibrate-presence``
+(these: 250 frames of board-train from the 701st, value and zone right 71.2% there against 66.0%
+with one bias for all windows)."""
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS_DIR / "cube_reader.onnx"
@@ -224,9 +227,15 @@ class CubeReader:
     model's own face maps)."""
 
     def __init__(self, model_path: str | Path = DEFAULT_MODEL, threads: int = 1,
-                 face_model: str | Path | None = DEFAULT_FACE_MODEL, presence_bias: float = PRESENCE_BIAS,
-                 zone_prior: bool = True) -> None:
-        self.presence_bias = presence_bias
+                 face_model: str | Path | None = DEFAULT_FACE_MODEL,
+                 presence_bias: float | dict[str, float] | None = None, zone_prior: bool = True) -> None:
+        """``presence_bias``: one number for every window or one per window (default
+        :data:`PRESENCE_BIAS`)."""
+        bias = PRESENCE_BIAS if presence_bias is None else presence_bias
+        self.presence_bias = bias if isinstance(bias, dict) else {n: float(bias) for n in WINDOWS}
+        missing = [n for n in WINDOWS if n not in self.presence_bias]
+        if missing:
+            raise ValueError(f"presence_bias needs a value for the windows {', '.join(missing)}")
         self.zone_prior = zone_prior
         self._session: Any = load_session(model_path, what="cube model", rebuild_hint=REBUILD_HINT, threads=threads)
         self._face: Any = None if face_model is None else load_session(face_model, what="cube face model", rebuild_hint=REBUILD_HINT, threads=threads)
@@ -241,7 +250,8 @@ class CubeReader:
         for group in (["centre"], wide):
             batch = np.stack([windows[n] for n in group])
             out = self._session.run(None, {"windows": to_tensor(batch)})
-            pr = sigmoid(np.asarray(out[0], dtype=np.float32).reshape(-1) + np.float32(self.presence_bias))
+            bias = np.array([self.presence_bias[n] for n in group], dtype=np.float32)
+            pr = sigmoid(np.asarray(out[0], dtype=np.float32).reshape(-1) + bias)
             fz = _softmax(np.asarray(out[1], dtype=np.float32))
             for i, n in enumerate(group):
                 presence[n] = float(pr[i])

@@ -56,7 +56,7 @@ INJECTIONS = ("cocked_roll", "illegal_move", "premature_roll", "premature_grab",
               "crawford_double")
 NOT_YET: tuple[str, ...] = ()
 PARK_X, PARK_Y = 100.0, 100.0  # where dice in a cup or a hand wait (on the table, out of view)
-TURN_LEVEL = ("premature_roll", "premature_grab", "double_after_roll", "crawford_double")
+TURN_LEVEL = ("cocked_roll", "premature_roll", "premature_grab", "double_after_roll", "crawford_double")
 
 
 def irregular_script(match: Any, options: Any, inject: list[str], at: int, seed: int = 0) -> Iterator[Any]:
@@ -71,7 +71,10 @@ def irregular_script(match: Any, options: Any, inject: list[str], at: int, seed:
     - ``double_after_roll``: after the ``at``-th (non-opening) roll the roller puts the cube on the
       board, then takes it back (RG19 4.4.2: a double after rolling is void);
     - ``crawford_double``: in the Crawford game, before his first (non-opening) roll, the player on
-      roll offers the cube, then takes it back (RG19 4.4.7: void).
+      roll offers the cube, then takes it back (RG19 4.4.7: void);
+    - ``cocked_roll``: the ``at``-th throw (the opening counts) comes to rest with its first die cocked
+      (the renderer builds it so and keeps physics' label); the roll is void (RG19 4.1.4.3), so the
+      roller throws again and the transcript's roll follows.
     """
     from rules.matfile import EntryKind
     from sim.script import MatchScript
@@ -120,6 +123,8 @@ def irregular_script(match: Any, options: Any, inject: list[str], at: int, seed:
         def throw(self, player: int, values: tuple[int, int], opening: bool = False, *args: Any,
                   **kwargs: Any) -> Iterator[Any]:
             self.calls += 1
+            if "cocked_roll" in inject and self.calls == at:
+                yield from super().throw(player, values, opening, reasons=("cocked", "flat_board"))
             if "crawford_double" in inject and not opening and not self.crawford_done and self.mstate.crawford:
                 self.crawford_done = True
                 yield from self.offer_and_withdraw(player, lambda _: 2)
@@ -400,7 +405,7 @@ class StateRenderer:
                 else:
                     want = int(d["value"])
                     lab = {}
-                    for _attempt in range(16 if force_reason else 6):
+                    for _attempt in range(16 if reason != "flat_board" else 6):
                         if reason == "flat_board":
                             x, y = self._free_spot(world, half, [world.dice[j] for j in range(k)])
                             world.set_pose(uid, (x, y, self.spec.die / 2 + 0.01),
@@ -544,9 +549,10 @@ class StateRenderer:
             for j, k in enumerate(rolling):
                 if k not in rest:
                     continue
-                want = str(rest[k].get("reason") or "flat_board")
+                # a die scripted in another state (e.g. cocked) is built at rest afterwards; the
+                # throw only has to land the flat ones flat in the rolled half
                 pl = physics_label(world, uids[j], halves[j])
-                if pl.reason != want or pl.half != halves[j]:
+                if pl.reason != "flat_board" or pl.half != halves[j]:
                     ok = False
             if ok:
                 break
@@ -559,14 +565,15 @@ class StateRenderer:
             fixes.append(value_fix(face_up(final_q), int(want_v)) if want_v else (0.0, 0.0, 0.0, 1.0))
         th.frames = [[(p, compose(q, fixes[j])) for j, (p, q) in enumerate(fr)] for fr in th.frames]
         if ok:
+            built = {k for k in rest if (force_next or {}).get(k, rest[k].get("reason") or "flat_board") != "flat_board"}
             for j, k in enumerate(rolling):
-                if k not in rest or k in (force_next or {}):
+                if k not in rest or k in built:
                     continue
                 p, q = th.frames[-1][j]
                 world.set_pose(uids[j], p, q)
             self.pb.performCollisionDetection(physicsClientId=self.client)
             for j, k in enumerate(rolling):
-                if k not in rest or k in (force_next or {}):
+                if k not in rest or k in built:
                     continue
                 d = rest[k]
                 pl = physics_label(world, uids[j], halves[j])
@@ -879,7 +886,6 @@ def _frames_from_steps(steps: Iterable[Any], *, seed: int, fps: float, max_secon
     others = [(t, r) for t, r in records if r.get("type") != "table_state"]
     if not states:
         raise ValueError("the script produced no table states")
-    forced = _forced_reasons(states, inject, inject_at)
     sr = StateRenderer(seed, style, elevation, shadows)
     t_wall = time.time()
     try:
@@ -901,8 +907,8 @@ def _frames_from_steps(steps: Iterable[Any], *, seed: int, fps: float, max_secon
             hold = (states[i + 1][0] - t_i) if nxt is not None else 2.0
             same = _same_state(prev, rec)
             if not same:
-                rec_out = sr.build(rec, forced.get(i), nxt)
-            seg = _plan_segment(sr, rec, prev, nxt, forced.get(i + 1), hold, fps, hand_end,
+                rec_out = sr.build(rec, None, nxt)
+            seg = _plan_segment(sr, rec, prev, nxt, None, hold, fps, hand_end,
                                 release)
             first = True
             rolling_px: dict[int, list[float]] = {}
@@ -959,33 +965,12 @@ def _frames_from_steps(steps: Iterable[Any], *, seed: int, fps: float, max_secon
                                "throws": sr.throws, "throws_placed_instead": sr.throw_fallbacks,
                                "dice_constructions_failed": sr.mismatches,
                                "dice_value_differs_from_script": sr.value_changed,
-                               "injected": list(inject), "cocked_die_states": len(forced),
+                               "injected": list(inject),
+                               "cocked_die_states": sum(any(d.get("reason") == "cocked" for d in r.get("dice", []))
+                                                        for _t, r in states),
                                "render_wall_s": round(time.time() - t_wall, 1)}
     finally:
         sr.close()
-
-
-def _forced_reasons(states: list[tuple[float, dict[str, Any]]], inject: list[str], inject_at: int
-                    ) -> dict[int, dict[int, str]]:
-    """Injected cocked roll: which state index gets which forced die reason."""
-    forced: dict[int, dict[int, str]] = {}
-    if "cocked_roll" not in inject:
-        return forced
-    rolls = 0
-    prev_rest = False
-    start = None
-    for i, (_t, r) in enumerate(states):
-        rest = any(d.get("state") == "at_rest" for d in r.get("dice", []))
-        if rest and not prev_rest:
-            rolls += 1
-            if rolls == inject_at:
-                start = i
-        if start is not None and i >= start:
-            if not rest:
-                break
-            forced[i] = {0: "cocked"}
-        prev_rest = rest
-    return forced
 
 
 def write_video(frames: Iterable[VideoFrame], out: Path, *, fps: float, progress: bool = True,

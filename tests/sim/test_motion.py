@@ -217,3 +217,37 @@ def test_two_trays_keep_the_points_and_add_a_left_tray():
         assert len(world.dice) == 4
     finally:
         pb.disconnect(client)
+
+
+def test_physical_pipeline_without_pixels_reproduces_the_transcript_and_a_cocked_roll_is_rerolled(monkeypatch):
+    """The whole video path (physics, throws, hands, labels) with the renderer replaced by a blank
+    image: the referee raises the cocked roll (RG19 4.1.4.3), the roller throws again, and the rest
+    of the transcript is recorded as played."""
+    from rules.matfile import loads
+    from sim.video import StateRenderer, iter_frames, transcript_differences
+
+    monkeypatch.setattr(StateRenderer, "render", lambda self, hands: np.zeros((720, 1280, 3), np.uint8))
+    mat = """1 point match
+
+ Game 1
+ alice : 0                     bob : 0
+  1) 31: 8/5 6/5               52: 13/8 13/11
+  2) 64: 24/18 18/14           21: bar/23 6/5
+"""
+    match = loads(mat)
+    records: list[dict] = []
+    info: dict = {}
+    for _k, _t, _img, st in iter_frames(match, seed=3, fps=10.0, max_seconds=120.0, inject=["cocked_roll"],
+                                        inject_at=2, on_record=records.append, info=info):
+        records.append(st)
+    import json
+
+    from rules.referee.profiles import get_profile
+    from rules.referee.stream import run_stream
+
+    referee, alerts = run_stream((json.dumps(r) for r in records), get_profile("usbgf-2019"))
+    codes = [a.code for a in alerts if a.severity.is_alert]
+    assert codes == ["ROLL_INVALID_COCKED"], codes
+    n, diffs = transcript_differences(match, referee.transcript())
+    assert n == 4 and diffs == [], diffs
+    assert info["summary"]["throws"] == 5 and info["summary"]["throws_placed_instead"] == 0

@@ -157,7 +157,8 @@ def test_turn_level_irregularities_reach_the_referee_and_the_transcript_survives
 
 
 def test_injected_cocked_roll_is_rendered_and_the_referee_rules_it_invalid(tmp_path: Path):
-    """The opening throw tumbles, then its first die rests cocked (physics' label): RG19 4.1.4.3."""
+    """The opening throw tumbles, then its first die rests cocked (physics' label): RG19 4.1.4.3; the
+    opening is thrown again."""
     m = tmp_path / "m.mat"
     m.write_text(MAT)
     out = tmp_path / "v"
@@ -166,7 +167,7 @@ def test_injected_cocked_roll_is_rendered_and_the_referee_rules_it_invalid(tmp_p
                 "--style", "green-felt", "--inject", "cocked_roll", "--inject-at", "1", "--check")
     assert r.returncode == 0, r.stderr
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["throws"] == 1 and summary["cocked_die_states"] >= 1
+    assert summary["throws"] == 2 and summary["cocked_die_states"] >= 1
     records = [json.loads(line) for line in (out / "states.jsonl").read_text().splitlines()]
     rest = [d for s in records if s["type"] == "table_state" for d in s["dice"] if d["state"] == "at_rest"]
     cocked = [d for d in rest if d["reason"] == "cocked"]

@@ -224,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         if a.render_only:
             continue
         setup_path = folder / "setup.json"
-        setup = json.loads((folder / "script.json").read_text())["setup"]
+        setup = {k: v for k, v in json.loads((folder / "script.json").read_text())["setup"].items() if k != "t_frame"}
         setup_path.write_text(json.dumps(setup))
         t1 = time.perf_counter()
         status = serve(["--source", f"video:{video}", "--calibration", str(folder / "camera.json"), "--speed", "0",

@@ -170,7 +170,8 @@ def render_progressive(script: TableScript, out: Path, fps: float = 10.0, progre
     with open(out / "index.jsonl", "a", encoding="utf-8") as f:
         for k, t, img, truth in frames(script, fps, info, on_record):
             if setup is None:
-                setup = next((r for r in records if r.get("type") == "match_setup"), None)
+                setup = next(({k: v for k, v in r.items() if k != "t_frame"} for r in records
+                              if r.get("type") == "match_setup"), None)
                 (out / "camera.json").write_text(json.dumps(info["camera"], indent=1), encoding="utf-8")
                 (out / "script.json").write_text(json.dumps({"script": script.to_json(), "setup": setup, "notes": notes,
                                                              "fps": fps}, indent=1), encoding="utf-8")
@@ -335,7 +336,8 @@ def load_truth(folder: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]
     ``t_frame``, the frame they precede)."""
     meta = json.loads((folder / "script.json").read_text(encoding="utf-8"))
     truth = [json.loads(line)["truth"] for line in (folder / "index.jsonl").read_text(encoding="utf-8").splitlines()]
-    return meta["setup"], truth, list(meta.get("others", []))
+    setup = {k: v for k, v in meta["setup"].items() if k != "t_frame"} if meta.get("setup") else None
+    return setup, truth, list(meta.get("others", []))
 
 
 def iter_announcements(folder: Path, fps: float) -> Iterator[tuple[float, dict[str, Any]]]:

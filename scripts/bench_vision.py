@@ -1,4 +1,4 @@
-"""Vision benchmark: die-reader latency per crop and per batch on this CPU, with its peers.
+"""Vision benchmark: dice locator per frame, die-reader latency per crop and per batch on this CPU, with peers.
 
     python scripts/bench_vision.py [--repeat N]
 
@@ -6,6 +6,9 @@ Figures (median of repeated runs, milliseconds):
 - die reader (ONNX Runtime, 1 and 2 threads): one crop, and batches of 2, 8 and 32 crops, plus
   the cost of cutting the crops from a 1280x720 frame;
 - peer in the same run: the classical pip counter (vision/pips.py) on the same crops;
+- dice locator (trained, ONNX, 1 thread) per 1280x720 frame (a sample simulator frame), against
+  its peer in the same run, the classical detector (vision/dice_detect.py); and locate + read of a
+  settled frame's dice as FrameRecognizer does it (crops turned to the vertical);
 - calibration: automatic board detection on a synthetic 1280x720 view.
 A settled frame has two dice, so "2 crops" is the figure that counts against the 100 ms budget.
 """
@@ -13,6 +16,7 @@ A settled frame has two dice, so "2 crops" is the figure that counts against the
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -73,6 +77,39 @@ def main(argv: list[str] | None = None) -> int:
     crop_ms = timed(lambda: [crop_die(frame, b) for b in boxes], args.repeat)
     full = timed(lambda: readers[1].read(frame, boxes), args.repeat)
     print(f"cutting 2 crops from a 1280x720 frame: {crop_ms:.2f} ms; crop + read 2 dice (1 thread): {full:.2f} ms")
+
+    import cv2
+
+    from calibration.profile import CalibrationProfile
+    from vision.dice import up_directions
+    from vision.dice_detect import detect_dice
+    from vision.dice_locator import DEFAULT_MODEL as LOCATOR_MODEL
+    from vision.dice_locator import DiceLocator
+
+    sample = ROOT / "tests" / "data" / "sim-sample" / "000006.jpg"
+    sim_frame = cv2.imread(str(sample))
+    try:
+        locator = DiceLocator(LOCATOR_MODEL, threads=1)
+    except ModelMissingError as exc:
+        print(f"dice locator: {exc}")
+        return 1
+    print(f"dice locator model: {LOCATOR_MODEL.name}, {LOCATOR_MODEL.stat().st_size / 1024:.0f} KB")
+    loc_ms = timed(lambda: locator.locate(sim_frame), args.repeat)
+    classical_ms = timed(lambda: detect_dice(sim_frame), max(3, args.repeat // 5))
+    print(f"locate dice, 1280x720 frame: trained locator (1 thread) {loc_ms:.2f} ms; "
+          f"peer: classical detector {classical_ms:.2f} ms")
+    label = json.loads(sample.with_suffix(".json").read_text())
+    profile = CalibrationProfile.from_corners(label["board"]["corners4_px"], (1280, 720))
+    sim_boxes = locator.locate(sim_frame).as_list()
+
+    def locate_and_read() -> None:
+        b = locator.locate(sim_frame).as_list()
+        readers[1].read(sim_frame, b, ups=up_directions(profile, b))
+
+    read_ms = timed(lambda: readers[1].read(sim_frame, sim_boxes, ups=up_directions(profile, sim_boxes)), args.repeat)
+    both_ms = timed(locate_and_read, args.repeat)
+    print(f"read {len(sim_boxes)} located dice turned to the vertical: {read_ms:.2f} ms "
+          f"({read_ms / max(len(sim_boxes), 1):.2f} ms per die); locate + read: {both_ms:.2f} ms")
 
     from calibration.board import BoardDimensions
     from calibration.detect import find_board_corners

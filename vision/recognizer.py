@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -31,21 +31,23 @@ import numpy.typing as npt
 from calibration.board import board_to_image
 from calibration.profile import CalibrationProfile
 from vision.board_reader import BoardReader, BoardReading
-from vision.dice import DieReader
-from vision.dice_detect import detect_dice
+from vision.dice import DieReader, up_directions
+from vision.dice_locator import DiceLocator
 from vision.dice_validity import (
     DEFAULT_DIE_CM,
     VALID_CLASSES,
     DieValidity,
     DieValidityClassifier,
     die_board_xy,
-    half_of,
 )
 from vision.errors import VisionError
 from vision.observation import DieObservation, TableObservation
 
 U8 = npt.NDArray[np.uint8]
 Box = tuple[float, float, float, float]
+
+NEAR_BOARD_CM = 15.0
+"""How far beyond the playing surface (cm, in the board plane) a located die is still reported."""
 
 
 def die_px_range(profile: CalibrationProfile, die_cm: float = DEFAULT_DIE_CM) -> tuple[float, float]:
@@ -106,12 +108,12 @@ class FrameRecognizer:
 
     def __init__(self, profile: CalibrationProfile, *, board: BoardReader | None = None,
                  die_reader: DieReader | None = None, validity: DieValidityClassifier | None = None,
-                 threads: int = 1) -> None:
+                 locator: DiceLocator | None = None, threads: int = 1) -> None:
         self.profile = profile
         self.board_reader = board or BoardReader(threads=threads)
         self.die_reader = die_reader or DieReader(threads=threads)
         self.validity = validity or DieValidityClassifier(threads=threads)
-        self._die_px = die_px_range(profile)
+        self.locator = locator or DiceLocator(threads=threads)
 
     def _check(self, image: U8) -> U8:
         arr = np.asarray(image)
@@ -126,11 +128,21 @@ class FrameRecognizer:
         return arr
 
     def locate_dice(self, image: U8) -> list[Box]:
-        """Pixel boxes ``x0, y0, x1, y1`` of the dice on the playing surface."""
+        """Pixel boxes ``x0, y0, x1, y1`` of the dice on and near the board (the trained locator,
+        :class:`vision.dice_locator.DiceLocator`; boxes in the simulator's label convention), highest
+        score first. Dice off the playing surface are kept when they lie within
+        :data:`NEAR_BOARD_CM` of it (validity then calls them ``off_board``)."""
         arr = self._check(image)
-        det = detect_dice(arr, die_px=self._die_px)
-        return [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in det.xyxy
-                if half_of(self.profile, die_board_xy(self.profile, b)) is not None]
+        found = self.locator.locate(arr)
+        dims = self.profile.dims
+        x_max = dims.bar_width / 2 + dims.half_width + NEAR_BOARD_CM
+        y_max = dims.play_depth / 2 + NEAR_BOARD_CM
+        out: list[Box] = []
+        for b in found.as_list():
+            x, y = die_board_xy(self.profile, b)
+            if abs(x) <= x_max and abs(y) <= y_max:
+                out.append(b)
+        return out
 
     def read_dice(self, image: U8, boxes: Sequence[Box], point_counts: Sequence[int] | None = None,
                   rolled_half: str | None = None,
@@ -140,13 +152,17 @@ class FrameRecognizer:
         if not boxes:
             return [], []
         t0 = time.perf_counter()
-        values = self.die_reader.read(arr, boxes)
+        values = self.die_reader.read(arr, boxes, ups=up_directions(self.profile, boxes))
         t1 = time.perf_counter()
         verdicts = self.validity.judge(arr, self.profile, boxes, point_counts=point_counts, rolled_half=rolled_half)
         t2 = time.perf_counter()
         if timings is not None:
             timings["dice_read"] = (t1 - t0) * 1e3
             timings["validity"] = (t2 - t1) * 1e3
+        # the issue's "half" is the side of the bar: a die off the playing surface keeps the side it lies on
+        verdicts = [v if v.half is not None else
+                    replace(v, half="right" if die_board_xy(self.profile, b)[0] >= 0 else "left")
+                    for b, v in zip(boxes, verdicts, strict=True)]
         out = []
         for i, (b, v) in enumerate(zip(boxes, verdicts, strict=True)):
             valid_p = v.valid_p if v.reason in VALID_CLASSES else min(v.valid_p, 0.49)

@@ -1,0 +1,179 @@
+"""Locating dice in a camera frame with a small trained heatmap network (CenterNet-style, ONNX).
+
+The frame is scaled by :data:`INPUT_SCALE` (1280x720 -> 640x360) and padded to a multiple of
+:data:`PAD_TO`; a fully convolutional network outputs, on a grid of :data:`STRIDE` input pixels
+(8 frame pixels), five maps: the die-centre heatmap (logit), the sub-cell offset of the centre
+(x, y) and the log of the box size (w, h) in cells. Peaks of the heatmap (3x3 local maxima over
+:attr:`DiceLocator.threshold`) become boxes.
+
+The boxes follow the simulator's label convention (``box_xyxy``: the axis-aligned box of the
+die's eight projected corners, clipped to the image), which the validity classifier is trained
+on. The network is trained on simulator frames (``models/train_dice_locator.py``; card
+``models/dice_locator.md``); it looks at the whole frame, so it also finds dice off the playing
+surface, on checkers, leaning and cocked. Preprocessing and target encoding are shared with the
+training script so both see the same pixels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.errors import VisionError
+from vision.onnx import load_session
+
+INPUT_SCALE = 0.5
+"""Frame -> network input scale."""
+STRIDE = 4
+"""Output cell size in network-input pixels."""
+PAD_TO = 8
+"""The network input's sides are padded to a multiple of this."""
+MEAN, STD = 0.5, 0.25
+"""Input normalisation: ``(pixel / 255 - MEAN) / STD``, BGR channel order."""
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+DEFAULT_MODEL = MODELS_DIR / "dice_locator.onnx"
+REBUILD_HINT = ("rebuild it with: pip install -e '.[train]' && python models/train_dice_locator.py "
+                "(see models/dice_locator.md)")
+
+U8 = npt.NDArray[np.uint8]
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+Box = tuple[float, float, float, float]
+
+
+def input_size(width: int, height: int, scale: float = INPUT_SCALE) -> tuple[int, int, int, int]:
+    """(scaled width, scaled height, padded width, padded height) of the network input."""
+    sw, sh = int(round(width * scale)), int(round(height * scale))
+    return sw, sh, -(-sw // PAD_TO) * PAD_TO, -(-sh // PAD_TO) * PAD_TO
+
+
+def prepare(image: U8, scale: float = INPUT_SCALE) -> F32:
+    """BGR frame ``H x W x 3`` -> network input ``1 x 3 x H' x W'`` (scaled, padded, normalised)."""
+    arr = np.asarray(image)
+    if arr.ndim != 3 or arr.shape[2] != 3 or arr.dtype != np.uint8:
+        raise VisionError(f"need an 8-bit colour image (H x W x 3, as cv2.imread gives), got shape {arr.shape} "
+                          f"and type {arr.dtype}")
+    h, w = arr.shape[:2]
+    sw, sh, pw, ph = input_size(w, h, scale)
+    small = np.asarray(cv2.resize(arr, (sw, sh), interpolation=cv2.INTER_AREA), dtype=np.uint8) if (sw, sh) != (w, h) else arr
+    return normalise(small, pw, ph)
+
+
+def normalise(small: U8, pw: int | None = None, ph: int | None = None) -> F32:
+    """Scaled BGR image -> ``1 x 3 x ph x pw`` float32 (zero padding right and bottom after normalising)."""
+    sh, sw = small.shape[:2]
+    pw = sw if pw is None else pw
+    ph = sh if ph is None else ph
+    out = np.zeros((1, 3, ph, pw), dtype=np.float32)
+    out[0, :, :sh, :sw] = ((small.astype(np.float32) * (1.0 / 255.0) - MEAN) * (1.0 / STD)).transpose(2, 0, 1)
+    return out
+
+
+def encode_targets(boxes_xyxy: Sequence[Sequence[float]], ignore_xyxy: Sequence[Sequence[float]],
+                   grid_w: int, grid_h: int, cell_px: float) -> tuple[F32, F32, F32, F32]:
+    """Training targets on a ``grid_h x grid_w`` output grid for boxes given in pixels of the
+    network input scaled so that one cell is ``cell_px`` of those pixels.
+
+    Returns (heatmap ``H x W`` Gaussian peaks, weight ``H x W`` (0 around ignored dice),
+    regression ``4 x H x W`` (offset x, offset y, log w, log h in cells), regression mask ``H x W``).
+    """
+    heat = np.zeros((grid_h, grid_w), dtype=np.float32)
+    weight = np.ones((grid_h, grid_w), dtype=np.float32)
+    reg = np.zeros((4, grid_h, grid_w), dtype=np.float32)
+    mask = np.zeros((grid_h, grid_w), dtype=np.float32)
+    ys, xs = np.mgrid[0:grid_h, 0:grid_w].astype(np.float32)
+    for b in ignore_xyxy:
+        x0, y0, x1, y1 = (float(v) / cell_px for v in b)
+        weight[max(0, int(np.floor(y0)) - 1): int(np.ceil(y1)) + 1, max(0, int(np.floor(x0)) - 1): int(np.ceil(x1)) + 1] = 0.0
+    for b in boxes_xyxy:
+        x0, y0, x1, y1 = (float(v) / cell_px for v in b)
+        w, h = max(x1 - x0, 1e-3), max(y1 - y0, 1e-3)
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        ix, iy = int(np.floor(cx)), int(np.floor(cy))
+        if not (0 <= ix < grid_w and 0 <= iy < grid_h):
+            continue
+        sigma = 0.5 + 0.12 * max(w, h)
+        g = np.exp(-((xs - (ix + 0.5)) ** 2 + (ys - (iy + 0.5)) ** 2) / (2 * sigma**2))
+        heat = np.maximum(heat, g)
+        heat[iy, ix] = 1.0
+        reg[:, iy, ix] = (cx - ix, cy - iy, np.log(w), np.log(h))
+        mask[iy, ix] = 1.0
+    return heat, weight, reg, mask
+
+
+def decode(heat_logits: F32, reg: F32, threshold: float, cell_px: float,
+           max_dice: int = 8) -> tuple[F64, F64]:
+    """Boxes (``N x 4`` in the pixels of which a cell is ``cell_px``) and scores from one output.
+
+    ``heat_logits`` is ``H x W``; ``reg`` is ``4 x H x W``. Peaks are 3x3 local maxima."""
+    heat = 1.0 / (1.0 + np.exp(-heat_logits.astype(np.float32)))
+    peaks = (heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+    iy, ix = np.nonzero(peaks)
+    scores = heat[iy, ix].astype(np.float64)
+    order = np.argsort(-scores)[:max_dice]
+    iy, ix, scores = iy[order], ix[order], scores[order]
+    cx = (ix + reg[0, iy, ix]) * cell_px
+    cy = (iy + reg[1, iy, ix]) * cell_px
+    w = np.exp(np.clip(reg[2, iy, ix], -3, 4)) * cell_px
+    h = np.exp(np.clip(reg[3, iy, ix], -3, 4)) * cell_px
+    boxes = np.column_stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2]).astype(np.float64)
+    return boxes.reshape(-1, 4), scores
+
+
+@dataclass(frozen=True)
+class LocatedDice:
+    """Dice found in one frame: boxes (frame pixels ``x0, y0, x1, y1``, clipped) and heatmap scores."""
+
+    boxes: F64
+    scores: F64
+
+    def __len__(self) -> int:
+        return int(self.boxes.shape[0])
+
+    def as_list(self) -> list[Box]:
+        return [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in self.boxes]
+
+
+class DiceLocator:
+    """The trained dice locator (ONNX Runtime, CPU). Missing model -> :class:`ModelMissingError`.
+
+    >>> loc = DiceLocator()                  # doctest: +SKIP
+    >>> loc.locate(frame).as_list()          # doctest: +SKIP
+    [(812.1, 388.0, 838.4, 414.9), (760.2, 402.7, 786.0, 430.1)]
+    """
+
+    def __init__(self, model_path: str | Path = DEFAULT_MODEL, threads: int = 1, threshold: float = 0.35,
+                 max_dice: int = 8) -> None:
+        path = Path(model_path)
+        self._session = load_session(path, what="dice locator model", rebuild_hint=REBUILD_HINT, threads=threads)
+        self._input = self._session.get_inputs()[0].name
+        self.model_path = path
+        self.threshold = threshold
+        self.max_dice = max_dice
+
+    def heatmaps(self, image: U8) -> tuple[F32, F32]:
+        """The raw outputs for one frame: heat logits ``H x W`` and regression ``4 x H x W``."""
+        out = np.asarray(self._session.run(None, {self._input: prepare(image)})[0], dtype=np.float32)
+        return out[0, 0], out[0, 1:5]
+
+    def locate(self, image: U8) -> LocatedDice:
+        """Boxes of the dice in a BGR frame, highest score first."""
+        heat, reg = self.heatmaps(image)
+        boxes, scores = decode(heat, reg, self.threshold, STRIDE / INPUT_SCALE, self.max_dice)
+        h, w = image.shape[:2]
+        if len(boxes):
+            boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
+            boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
+            keep = (boxes[:, 2] - boxes[:, 0] >= 2) & (boxes[:, 3] - boxes[:, 1] >= 2)
+            boxes, scores = boxes[keep], scores[keep]
+        return LocatedDice(boxes, scores)
+
+
+__all__ = ["DiceLocator", "LocatedDice", "prepare", "normalise", "encode_targets", "decode", "input_size",
+           "INPUT_SCALE", "STRIDE", "DEFAULT_MODEL"]

@@ -66,8 +66,8 @@ class TableScript:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def key(self) -> str:
-        """Cache key: every input of the rendering."""
-        blob = json.dumps({"v": RENDER_VERSION, "match": self.match_text, "from": self.from_game, "inject": self.inject,
+        """Cache key: every input of the rendering, and the simulator's source (a changed simulator renders anew)."""
+        blob = json.dumps({"v": RENDER_VERSION, "sim": _sim_source_hash(), "match": self.match_text, "from": self.from_game, "inject": self.inject,
                            "ia": self.illegal_at, "ca": self.cocked_at, "ta": self.turn_at, "end": self.end_signal,
                            "seed": self.seed, "style": self.style, "elev": self.elevation, "max": self.max_seconds},
                           sort_keys=True)
@@ -84,6 +84,16 @@ class TableScript:
         return cls(d["match_text"], int(d["from_game"]), tuple(d["inject"]), int(d["illegal_at"]), int(d["cocked_at"]),
                    int(d["turn_at"]), str(d["end_signal"]), int(d["seed"]), d.get("style"), d.get("elevation"),
                    float(d["max_seconds"]))
+
+
+def _sim_source_hash() -> str:
+    import sim
+
+    h = hashlib.sha256()
+    for path in sorted(Path(sim.__file__).resolve().parent.glob("*.py")):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def bundled_demo_match() -> str:

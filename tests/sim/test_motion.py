@@ -251,3 +251,43 @@ def test_physical_pipeline_without_pixels_reproduces_the_transcript_and_a_cocked
     n, diffs = transcript_differences(match, referee.transcript())
     assert n == 4 and diffs == [], diffs
     assert info["summary"]["throws"] == 5 and info["summary"]["throws_placed_instead"] == 0
+
+
+def test_four_dice_video_puts_the_idle_pair_in_its_owners_side_of_the_left_tray(monkeypatch):
+    from rules.referee.setup import DiceMode, EndSignal
+    from sim.script import ScriptOptions
+    from sim.video import StateRenderer, iter_frames, random_match, referee_check
+
+    seen: list[dict[int, np.ndarray]] = []
+
+    def blank(self, hands):
+        # where the dice lying aside are when each frame is drawn
+        seen.append({k: self.world.pose(self.world.dice[k])[0] for k in self.idle})
+        return np.zeros((720, 1280, 3), np.uint8)
+
+    monkeypatch.setattr(StateRenderer, "render", blank)
+    match = random_match(np.random.default_rng(8), rolls=3)
+    opts = ScriptOptions(dice_mode=DiceMode.FOUR, end_signal=EndSignal.LIFT_DICE, idle_dice=True)
+    records: list[dict] = []
+    info: dict = {}
+    for _k, _t, _img, st in iter_frames(match, seed=8, fps=10.0, max_seconds=120.0, options=opts,
+                                        on_record=records.append, info=info):
+        records.append(st)
+    spec = info["camera"]["table_cm"]
+    assert spec["trays"] == 2
+    x_lo = -spec["bar"] / 2 - (spec["width"] - 4 * spec["rail"] - spec["bar"] - 2 * spec["tray"]) / 2 - spec["rail"]
+    idle = [(k, p) for s in seen for k, p in s.items()]
+    assert idle and {k for k, _p in idle} == {0, 1, 2, 3}
+    for k, p in idle:
+        assert x_lo - spec["tray"] - 0.01 < p[0] < x_lo + 0.01  # inside the left tray
+        assert (p[1] < 0) == (k < 2)  # light's pair on the near side, dark's on the far side
+    assert info["summary"]["throws"] == 3  # the opening and two rolls
+    path = Path(__file__).parent / "_tmp_four_video.jsonl"
+    import json
+
+    try:
+        path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+        result = referee_check(path, match)
+    finally:
+        path.unlink(missing_ok=True)
+    assert result["reproduced"] and result["alerts"] == [], result

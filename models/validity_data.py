@@ -39,11 +39,20 @@ if str(ROOT) not in sys.path:
 from calibration.board import BoardDimensions  # noqa: E402
 from calibration.intrinsics import Intrinsics  # noqa: E402
 from calibration.profile import CalibrationProfile, solve_pose  # noqa: E402
-from vision.dice_validity import CROP_CONTEXT, POSE_CLASSES, checker_centres, context_crop, die_features  # noqa: E402
+from vision.dice_validity import (  # noqa: E402
+    CROP_CONTEXT,
+    POSE_CLASSES,
+    assumed_camera,
+    checker_centres,
+    context_crop,
+    die_features,
+    rectified_crop,
+)
 from vision.observation import DIE_REASONS  # noqa: E402
 
 CORNER_JITTER_PX = 1.5
-BOX_JITTER_PX = 1.0
+BOX_JITTER_PX = 2.0
+"""Spread (sd, pixels) of each box edge in the jittered copies: a learned locator's boxes are not exact."""
 MIN_VISIBLE = 0.3
 
 
@@ -73,8 +82,10 @@ def dims_for(lab: dict[str, Any]) -> BoardDimensions:
                            checker_diameter=float(tc["checker_d"]), checker_height=float(tc["checker_h"]))
 
 
-def profile_for(lab: dict[str, Any], rng: np.random.Generator | None) -> CalibrationProfile:
-    """Calibrated profile (intrinsics + pose from 8 clicked corners) for a labelled frame."""
+def profile_for(lab: dict[str, Any], rng: np.random.Generator | None, intrinsics: bool = True) -> CalibrationProfile:
+    """Calibrated profile (intrinsics + pose from 8 clicked corners) for a labelled frame; with
+    ``intrinsics=False`` the camera is the one ``vision.dice_validity.assumed_camera`` solves from
+    the corners alone (what the run time does for a profile made without ``--intrinsics``)."""
     cam = lab["camera"]
     w, h = int(cam["width"]), int(cam["height"])
     dims = dims_for(lab)
@@ -82,6 +93,8 @@ def profile_for(lab: dict[str, Any], rng: np.random.Generator | None) -> Calibra
     if rng is not None:
         corners = corners + rng.normal(0.0, CORNER_JITTER_PX, corners.shape)
     intr = Intrinsics(np.asarray(cam["K"], dtype=np.float64), np.asarray(cam["dist"], dtype=np.float64), (w, h))
+    if not intrinsics:
+        return assumed_camera(CalibrationProfile((w, h), corners, dims))
     pose = solve_pose(dims, corners, intr)
     return CalibrationProfile((w, h), corners, dims, intr, pose)
 
@@ -124,7 +137,8 @@ def point_totals(lab: dict[str, Any]) -> list[int]:
 
 
 def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Generator,
-            context: float = CROP_CONTEXT) -> Iterator[dict[str, Any]]:
+            context: float = CROP_CONTEXT, box_jitter: float = BOX_JITTER_PX, intrinsics: bool = True) -> Iterator[dict[str, Any]]:
+    """One sample per labelled die and copy; copy 0 has the exact corners and box when ``copies > 1``."""
     dice = [o for o in lab["objects"] if o.get("kind") == "die" and o.get("box_xyxy") is not None
             and float(o.get("visible_frac", 1.0)) >= MIN_VISIBLE]
     if not dice:
@@ -136,23 +150,31 @@ def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Gen
     die_cm = float(lab["table_cm"]["die"])
     for copy in range(copies):
         try:
-            profile = profile_for(lab, rng if copy > 0 or copies == 1 else None)
+            profile = profile_for(lab, rng if copy > 0 or copies == 1 else None, intrinsics)
         except Exception:  # noqa: BLE001 - a degenerate view; skip the frame
             return
         centres = checker_centres(profile.dims, counts)
         boxes = []
         for o in dice:
-            b = np.asarray(o["box_xyxy"], dtype=np.float64) + rng.normal(0.0, BOX_JITTER_PX, 4)
+            b = np.asarray(o["box_xyxy"], dtype=np.float64)
+            if copy > 0 or copies == 1:
+                b = b + rng.normal(0.0, box_jitter, 4)
             if b[2] - b[0] < 3 or b[3] - b[1] < 3:
                 b = np.asarray(o["box_xyxy"], dtype=np.float64)
             boxes.append(b.tolist())
         for o, b in zip(dice, boxes, strict=True):
             if b[2] - b[0] < 3 or b[3] - b[1] < 3:
                 continue
+            ident = lab.get("id", {}) if isinstance(lab.get("id"), dict) else {}
+            size = die_cm * float(rng.uniform(0.97, 1.03))
             yield {
+                "rect": rectified_crop(np.asarray(image, dtype=np.uint8), profile, b, size),
+                "tilt": float(o["physical"].get("tilt_deg", 0.0)),
+                "visible": float(o.get("visible_frac", 1.0)),
+                "scene": f"{img_path.parent.parent.name}/{ident.get('seed', -1)}/{ident.get('scene', img_path.stem)}",
                 "aux": aux_targets(o, b),
                 "crop": context_crop(np.asarray(image, dtype=np.uint8), b, context),
-                "feat": die_features(profile, b, boxes, counts, die_cm * float(rng.uniform(0.97, 1.03)), centres),
+                "feat": die_features(profile, b, boxes, counts, size, centres),
                 "y": pose_target(o),
                 "reason": DIE_REASONS.index(str(o["reason"])),
                 "half": {"left": 0, "right": 1}.get(str(o["physical"].get("half")), -1),
@@ -165,13 +187,13 @@ def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Gen
 
 
 def build(dirs: list[Path], out: Path, copies: int, styles: set[str] | None, exclude: set[str] | None, seed: int,
-          context: float = CROP_CONTEXT) -> int:
+          context: float = CROP_CONTEXT, box_jitter: float = BOX_JITTER_PX, intrinsics: bool = True) -> int:
     rng = np.random.default_rng(seed)
     rows: list[dict[str, Any]] = []
     frames = 0
     for img, lab in label_files(dirs, styles, exclude):
         frames += 1
-        rows.extend(samples(img, lab, copies, rng, context))
+        rows.extend(samples(img, lab, copies, rng, context, box_jitter, intrinsics))
     if not rows:
         print(f"validity_data: no labelled dice found in {', '.join(map(str, dirs))}", file=sys.stderr)
         return 1
@@ -181,7 +203,8 @@ def build(dirs: list[Path], out: Path, copies: int, styles: set[str] | None, exc
 
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.stem + ".tmp.npz")
-    np.savez_compressed(tmp, crops=np.stack([r["crop"] for r in rows]), feats=np.stack([r["feat"] for r in rows]),
+    np.savez_compressed(tmp, crops=np.stack([r["crop"] for r in rows]), rects=np.stack([r["rect"] for r in rows]),
+                        tilt=col("tilt", np.float32), visible=col("visible", np.float32), scene=col("scene", str), feats=np.stack([r["feat"] for r in rows]),
                         y=col("y", np.int64), reason=col("reason", np.int64), half=col("half", np.int64),
                         rolled=col("rolled", np.int64), style=col("style", str), frame=col("frame", str),
                         copy=col("copy", np.int64), context=np.float64(context), aux=np.asarray([r["aux"] for r in rows], dtype=np.float32))
@@ -201,11 +224,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--exclude-styles", default=None)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--context", type=float, default=CROP_CONTEXT, help="crop side / die box side")
+    ap.add_argument("--no-intrinsics", action="store_true", help="profiles without the camera's intrinsics (assumed camera)")
+    ap.add_argument("--box-jitter", type=float, default=BOX_JITTER_PX, help="sd of each box edge in jittered copies, px")
     a = ap.parse_args(argv)
     styles = set(a.styles.split(",")) if a.styles else None
     exclude = set(a.exclude_styles.split(",")) if a.exclude_styles else None
     cv2.setNumThreads(1)
-    return build(a.dirs, a.out, a.copies, styles, exclude, a.seed, a.context)
+    return build(a.dirs, a.out, a.copies, styles, exclude, a.seed, a.context, a.box_jitter, not a.no_intrinsics)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ reason (the vocabulary of issue 5, :data:`vision.observation.DIE_REASONS`); whet
 is valid depends on the rule set and is the referee's business (RG19 valid, US09/STD invalid, WB23
 only in dice-on-checkers mode; DIGEST A1.10).
 
-How (docs/dice-validity.md, decision 0700):
+How (docs/dice-validity.md, decisions 0700 and 0540):
 
 1. :func:`die_features` turns the die's image box and the calibrated camera into pose cues in board
    centimetres: where the die stands (its box centre cast onto the board at the height of a flat
@@ -16,13 +16,17 @@ How (docs/dice-validity.md, decision 0700):
    bar and the edges of the playing surface, its image footprint against the projected footprint of
    a flat die of known size at that place, its closeness to the checker stacks expected from the
    point counts, and to the other dice.
-2. :func:`context_crop` cuts a square crop with context around the die (tilt, visible side faces,
-   neighbouring checkers and rails show there).
+2. :func:`rectified_crop` resamples the board around the die, seen from straight above at the
+   height of a flat die's top face, the camera towards the crop's lower edge: a flat die's top face
+   is then a square of fixed size at a fixed place whatever the camera, and a tilted, sunk or raised
+   die looks different (decision 0540). Without intrinsics, :func:`assumed_camera` solves a pinhole
+   camera from the board corners alone (heights less exact, lens distortion ignored).
 3. :class:`DieValidityClassifier` (ONNX, trained by ``models/train_die_validity.py`` on simulator
    frames) combines both into probabilities over :data:`POSE_CLASSES`.
 4. :func:`decide` applies the reason priority of decision 0300: ``off_board`` first, then
    ``wrong_side`` (only when the half the dice were rolled into is known: the referee knows who is
-   on roll), then the pose class.
+   on roll), then valid when P(flat_board) + P(on_checker) reaches the model's threshold (chosen for
+   at most 1% false alarms), else the most likely invalid pose class.
 
 ``valid_p`` is the probability that the die is validly at rest under USBGF 2019 (flat on the board
 or on checkers; the referee re-rules ``on_checker`` for other rule sets).
@@ -260,6 +264,48 @@ def half_of(profile: CalibrationProfile, xy: tuple[float, float]) -> Literal["le
     return "right" if xy[0] >= 0 else "left"
 
 
+ASSUMED_F_RANGE = (0.4, 3.0)
+"""Plausible focal lengths (multiples of the image width) for :func:`assumed_camera`; outside, 0.9 is used."""
+
+
+def assumed_camera(profile: CalibrationProfile) -> CalibrationProfile:
+    """A profile with an *assumed* pinhole camera when the given one has no intrinsics (no pose).
+
+    The focal length is estimated from the board's 8 (or 4) corners and real sizes alone (one view of
+    a known plane; principal point at the image centre, square pixels, no lens distortion), and the
+    pose solved with it. What is lost against real intrinsics: lens distortion is ignored and the
+    focal length is only as good as one plane's perspective allows (poor when the camera looks
+    straight down, then 0.9 image widths is assumed), so heights (a die on checkers or on the other
+    die, the top of a tilted die) are less exact. Returned unchanged when it has a pose."""
+    if profile.pose is not None and profile.intrinsics is not None:
+        return profile
+    from calibration.intrinsics import Intrinsics
+    from calibration.profile import solve_pose
+
+    w, h = profile.image_size
+    corners = np.asarray(profile.corners, dtype=np.float64)
+    obj = profile.dims.corners(8 if len(corners) == 8 else 4).astype(np.float32)
+    k0 = np.array([[0.9 * w, 0.0, w / 2], [0.0, 0.9 * w, h / 2], [0.0, 0.0, 1.0]])
+    flags = (cv2.CALIB_USE_INTRINSIC_GUESS | cv2.CALIB_FIX_PRINCIPAL_POINT | cv2.CALIB_FIX_ASPECT_RATIO
+             | cv2.CALIB_ZERO_TANGENT_DIST | cv2.CALIB_FIX_K1 | cv2.CALIB_FIX_K2 | cv2.CALIB_FIX_K3)
+    f = 0.9 * w
+    try:
+        _, k, _, _, _ = cv2.calibrateCamera([obj], [corners.astype(np.float32).reshape(-1, 1, 2)], (w, h), k0.copy(),
+                                            np.zeros(5), flags=flags)
+        if ASSUMED_F_RANGE[0] * w <= float(k[0, 0]) <= ASSUMED_F_RANGE[1] * w:
+            f = float(k[0, 0])
+    except cv2.error:
+        pass
+    intr = Intrinsics(np.array([[f, 0.0, w / 2], [0.0, f, h / 2], [0.0, 0.0, 1.0]]), np.zeros(5), (w, h))
+    try:
+        pose = solve_pose(profile.dims, corners, intr)
+    except Exception:  # noqa: BLE001 - a degenerate view: keep the homographies
+        return profile
+    from dataclasses import replace
+
+    return replace(profile, intrinsics=intr, pose=pose)
+
+
 # ------------------------------------------------------------------------------------------ crops
 def context_crop(image: U8, box_xyxy: Sequence[float], context: float = CROP_CONTEXT) -> U8:
     """A ``CROP_SIZE`` square around the die, ``context`` times its box's longer side, border replicated."""
@@ -277,13 +323,85 @@ def context_crop(image: U8, box_xyxy: Sequence[float], context: float = CROP_CON
                                      borderMode=cv2.BORDER_REPLICATE), dtype=np.uint8)
 
 
+RECT_SIZE = 64
+"""Side of the board-plane rectified crop, pixels."""
+RECT_SPAN = 4.0
+"""Rectified crop side in die edges (the die's top face fills a quarter of it)."""
+RECT_SHIFT = 0.35
+"""Crop centre moved towards the camera by this many die edges (the camera-facing side faces show there)."""
+
+
+def camera_direction(profile: CalibrationProfile, xy: tuple[float, float]) -> F64:
+    """Unit vector on the board from ``xy`` towards the point under the camera (the near seat's
+    direction ``(0, -1)`` without a pose, or when the camera is straight above the die)."""
+    if profile.pose is None or profile.intrinsics is None:
+        return np.array([0.0, -1.0])
+    c = profile.pose.camera_centre
+    d = np.array([float(c[0]) - xy[0], float(c[1]) - xy[1]])
+    n = float(np.hypot(d[0], d[1]))
+    if n < 1e-6 * max(1.0, abs(float(c[2]))):
+        return np.array([0.0, -1.0])
+    return d / n
+
+
+def rectified_crop(image: U8, profile: CalibrationProfile, box_xyxy: Sequence[float],
+                   die_cm: float = DEFAULT_DIE_CM, size: int = RECT_SIZE) -> U8:
+    """The board around the die seen from straight above, at the height of a flat die's top face.
+
+    The die's box centre is cast onto the board (flat-die hypothesis); the plane ``z = die_cm`` around
+    that place, :data:`RECT_SPAN` die edges wide, is resampled into a ``size`` square whose lower edge
+    faces the camera. A die lying flat then shows its top face as an upright-sized square of
+    ``size / RECT_SPAN`` pixels at the centre, whatever the camera, with its camera-facing sides
+    below it; a die on an edge or corner, leaning, sunk in a gap or raised on checkers or on the
+    other die shows a different outline at another place and scale (decision 0540).
+    Without intrinsics (no pose) the halves' homographies are used: the plane is the board
+    surface, heights are ignored, and the crop's lower edge faces the near seat."""
+    x0, y0, x1, y1 = (float(v) for v in box_xyxy)
+    if not (x1 > x0 and y1 > y0):
+        raise VisionError(f"die box {list(box_xyxy)} is empty: need x1 > x0 and y1 > y0")
+    if die_cm <= 0:
+        raise VisionError(f"die size must be positive (cm), got {die_cm}")
+    xy = _backproject(profile, np.array([[(x0 + x1) / 2, (y0 + y1) / 2]]), die_cm / 2)[0]
+    u = camera_direction(profile, (float(xy[0]), float(xy[1])))
+    v = np.array([-u[1], u[0]])
+    step = RECT_SPAN * die_cm / size
+    centre = xy + RECT_SHIFT * die_cm * u
+    # the camera's mapping is smooth over a few centimetres: project a coarse grid of pixel centres
+    # and interpolate it bilinearly (under 0.05 px from projecting every pixel; 15x faster)
+    coarse = np.linspace(0.0, size - 1.0, RECT_GRID)
+    offs = (coarse + 0.5 - size / 2) * step
+    rows, cols = np.meshgrid(offs, offs, indexing="ij")
+    world = centre[None, None, :] + cols[..., None] * v[None, None, :] + rows[..., None] * u[None, None, :]
+    pts = np.concatenate([world.reshape(-1, 2), np.full((RECT_GRID * RECT_GRID, 1), die_cm)], axis=1)
+    uv = profile.project(pts).reshape(RECT_GRID, RECT_GRID, 2)
+    interp = _interp_matrix(size, RECT_GRID)
+    mx = (interp @ uv[..., 0] @ interp.T).astype(np.float32)
+    my = (interp @ uv[..., 1] @ interp.T).astype(np.float32)
+    return np.asarray(cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), dtype=np.uint8)
+
+
+RECT_GRID = 9
+"""Coarse grid (per side) projected through the camera for :func:`rectified_crop`."""
+
+
+def _interp_matrix(size: int, grid: int) -> F64:
+    """``size x grid`` linear interpolation weights from ``grid`` evenly spaced samples of 0..size-1 to every index."""
+    pos = np.arange(size, dtype=np.float64) * (grid - 1) / (size - 1)
+    lo = np.minimum(np.floor(pos).astype(int), grid - 2)
+    frac = pos - lo
+    m = np.zeros((size, grid))
+    m[np.arange(size), lo] = 1.0 - frac
+    m[np.arange(size), lo + 1] = frac
+    return m
+
+
 def crops_to_tensor(crops: Sequence[U8] | U8) -> F32:
     """BGR crops ``N x S x S x 3`` -> network input ``N x 3 x S x S``, RGB, standardised per crop."""
     batch = np.asarray(crops, dtype=np.float32)
     if batch.ndim == 3:
         batch = batch[None]
-    if batch.shape[1:] != (CROP_SIZE, CROP_SIZE, 3):
-        raise VisionError(f"validity crops must be {CROP_SIZE}x{CROP_SIZE}x3, got {batch.shape[1:]}")
+    if batch.ndim != 4 or batch.shape[1] != batch.shape[2] or batch.shape[3] != 3:
+        raise VisionError(f"validity crops must be square colour crops N x S x S x 3, got {batch.shape}")
     return network_input(batch, axes=(1, 2, 3))
 
 
@@ -355,11 +473,36 @@ class DieValidityClassifier:
         self.valid_threshold = float(valid_threshold if valid_threshold is not None else meta.get("valid_threshold", 0.5))
         self.crop_context = float(meta.get("crop_context", CROP_CONTEXT))
         """The crop context the model was trained with (model metadata; default :data:`CROP_CONTEXT`)."""
+        self.crop_kind = str(meta.get("crop_kind", "context"))
+        """``rectified`` (:func:`rectified_crop`, decision 0540) or ``context`` (:func:`context_crop`, older models)."""
+        if self.crop_kind not in ("rectified", "context"):
+            raise ModelMissingError(f"die validity model {path} wants crops of kind {self.crop_kind!r}, unknown here; {REBUILD_HINT}")
+        if self.crop_kind == "rectified" and (int(meta.get("rect_size", RECT_SIZE)) != RECT_SIZE
+                                              or float(meta.get("rect_span", RECT_SPAN)) != RECT_SPAN
+                                              or float(meta.get("rect_shift", RECT_SHIFT)) != RECT_SHIFT):
+            raise ModelMissingError(f"die validity model {path} was trained on rectified crops of another geometry "
+                                    f"({meta.get('rect_size')} px, {meta.get('rect_span')} die edges); {REBUILD_HINT}")
         self.model_path = path
+        self._assumed: tuple[object, CalibrationProfile] | None = None
+
+    def _with_camera(self, profile: CalibrationProfile) -> CalibrationProfile:
+        """``profile`` itself with a pose, else its :func:`assumed_camera` (remembered for the last profile)."""
+        if profile.pose is not None and profile.intrinsics is not None:
+            return profile
+        key = (profile.image_size, np.asarray(profile.corners, dtype=np.float64).tobytes(), repr(profile.dims))
+        if self._assumed is None or self._assumed[0] != key:
+            self._assumed = (key, assumed_camera(profile))
+        return self._assumed[1]
+
+    def crops(self, image: U8, profile: CalibrationProfile, boxes_xyxy: Sequence[Sequence[float]],
+              die_cm: float = DEFAULT_DIE_CM) -> U8:
+        """The model's input crops for these dice (the kind it was trained on)."""
+        if self.crop_kind == "rectified":
+            return np.stack([rectified_crop(image, profile, b, die_cm) for b in boxes_xyxy])
+        return np.stack([context_crop(image, b, self.crop_context) for b in boxes_xyxy])
 
     def predict(self, crops: Sequence[U8] | U8, features: F32) -> F32:
-        """``N x len(POSE_CLASSES)`` probabilities for crops cut with :func:`context_crop` (with
-        :attr:`crop_context`) and their features."""
+        """``N x len(POSE_CLASSES)`` probabilities for crops cut by :meth:`crops` and their features."""
         feats = np.asarray(features, dtype=np.float32).reshape(-1, N_FEATURES)
         if len(feats) == 0:
             return np.zeros((0, len(POSE_CLASSES)), dtype=np.float32)
@@ -379,9 +522,10 @@ class DieValidityClassifier:
             raise VisionError(f"rolled_half must be 'left', 'right' or None, got {rolled_half!r}")
         if not len(boxes_xyxy):
             return []
+        profile = self._with_camera(profile)
         centres = checker_centres(profile.dims, point_counts)
         feats = np.stack([die_features(profile, b, boxes_xyxy, point_counts, die_cm, centres) for b in boxes_xyxy])
-        crops = np.stack([context_crop(arr, b, self.crop_context) for b in boxes_xyxy])
+        crops = self.crops(arr, profile, boxes_xyxy, die_cm)
         probs = self.predict(crops, feats)
         out = []
         for b, p in zip(boxes_xyxy, probs, strict=True):

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +19,18 @@ from vision.dice_validity import (
     FEATURE_NAMES,
     N_FEATURES,
     POSE_CLASSES,
+    RECT_SHIFT,
+    RECT_SIZE,
+    RECT_SPAN,
     DieValidityClassifier,
     _flat_die_boxes,
+    assumed_camera,
     checker_centres,
     context_crop,
     decide,
     die_board_xy,
     die_features,
+    rectified_crop,
 )
 from vision.errors import ModelMissingError, VisionError
 
@@ -170,3 +176,63 @@ def test_the_classifier_judges_every_die_of_a_frame_with_probabilities() -> None
     with pytest.raises(VisionError, match="rolled_half"):
         clf.judge(img, profile, [], rolled_half="north")
     assert clf.predict(np.zeros((0, 64, 64, 3), np.uint8), np.zeros((0, N_FEATURES), np.float32)).shape == (0, len(POSE_CLASSES))
+
+
+def _top_face_mask_crop(lab: dict[str, Any], profile: CalibrationProfile, xy: tuple[float, float], size_cm: float,
+                        yaw_deg: float) -> tuple[np.ndarray, list[float]]:
+    """A black frame with only the top face of a flat die at ``xy`` painted white, and the die's box."""
+    h = size_cm / 2
+    c, s = np.cos(np.radians(yaw_deg)), np.sin(np.radians(yaw_deg))
+    corners = [(xy[0] + c * dx - s * dy, xy[1] + s * dx + c * dy) for dx, dy in ((-h, -h), (h, -h), (h, h), (-h, h))]
+    top = profile.project(np.array([[x, y, size_cm] for x, y in corners]))
+    every = profile.project(np.array([[x, y, z] for x, y in corners for z in (0.0, size_cm)]))
+    img = np.zeros((720, 1280, 3), np.uint8)
+    cv2.fillConvexPoly(img, np.round(top * 16).astype(np.int32), (255, 255, 255), lineType=cv2.LINE_AA, shift=4)
+    box = [float(every[:, 0].min()), float(every[:, 1].min()), float(every[:, 0].max()), float(every[:, 1].max())]
+    return img, box
+
+
+def test_the_rectified_crop_shows_a_flat_dies_top_face_as_a_square_of_fixed_size_whatever_the_camera() -> None:
+    """Decision 0540: the plane z = die edge, seen from above, around the die; a flat die's top face
+    is a square of RECT_SIZE / RECT_SPAN pixels, RECT_SHIFT die edges above the crop's centre."""
+    side = RECT_SIZE / RECT_SPAN
+    for lab, _ in samples():
+        profile = sample_profile(lab)
+        for xy, yaw in (((12.0, 5.0), 0.0), ((-20.0, -10.0), 30.0), ((5.0, 15.0), 45.0)):
+            img, box = _top_face_mask_crop(lab, profile, xy, 1.8, yaw)
+            crop = rectified_crop(img, profile, box, 1.8)
+            assert crop.shape == (RECT_SIZE, RECT_SIZE, 3)
+            m = crop[..., 0].astype(np.float64) / 255.0
+            area = float(m.sum())
+            # the painted face grows by its boundary pixels in the image (about a pixel on each side)
+            assert 0.8 * side * side < area < 1.35 * side * side, (area, side * side)
+            rows, cols = np.indices(m.shape)
+            cy, cx = float((rows * m).sum() / area), float((cols * m).sum() / area)
+            # the box centre is not exactly the die's centre in perspective: within 2 pixels (an eighth of the face)
+            centre = (RECT_SIZE - 1) / 2
+            assert abs(cx - centre) < 2.0 and abs(cy - (centre - RECT_SHIFT * side)) < 2.0, (cx, cy)
+
+
+def test_without_intrinsics_an_assumed_camera_is_solved_from_the_board_corners() -> None:
+    for lab, _ in samples():
+        profile = sample_profile(lab)
+        bare = replace(profile, intrinsics=None, pose=None)
+        guess = assumed_camera(bare)
+        assert guess.pose is not None and guess.intrinsics is not None and profile.pose is not None
+        f_true = float(lab["camera"]["K"][0][0])
+        assert abs(float(guess.intrinsics.camera_matrix[0, 0]) - f_true) < 0.25 * f_true
+        assert float(np.linalg.norm(guess.pose.camera_centre - profile.pose.camera_centre)) < 20.0  # cm, camera ~1 m away
+        assert assumed_camera(profile) is profile
+
+
+@pytest.mark.skipif(not MODEL.is_file(), reason="models/die_validity.onnx not trained yet (models/train_die_validity.py)")
+def test_the_classifier_also_judges_with_a_profile_without_intrinsics() -> None:
+    clf = DieValidityClassifier(MODEL)
+    for lab, img in samples():
+        profile = replace(sample_profile(lab), intrinsics=None, pose=None)
+        dice = dice_of(lab)
+        out = clf.judge(img, profile, [d["box_xyxy"] for d in dice], point_counts=totals(lab),
+                        rolled_half=lab["scene"]["rolled_half"], die_cm=dice[0]["size_cm"])
+        assert len(out) == len(dice)
+        for v, d in zip(out, dice, strict=True):
+            assert v.half == d["physical"]["half"] or d["reason"] == "off_board"

@@ -804,6 +804,16 @@ def _plan_segment(sr: StateRenderer, rec: dict[str, Any], prev: dict[str, Any] |
         seg.rolling = rolling
         seg.throw = sr.throw(rec, nxt, force_next, release.pop("at", None), fps)
         seg.duration = max(hold, (seg.throw.rest_index + 1) / fps)
+        # a throw nobody picked up for (the opening): each roller's hand lets his die go, then leaves
+        from sim.motion import HAND_TIP_BELOW_PALM
+
+        dice = rec.get("dice", [])
+        for j, k in enumerate(rolling):
+            side = "near" if dice[k].get("half", "right") == "right" else "far"
+            if side in hand_end or any(path.side == side for path, _o, _a in seg.paths):
+                continue
+            p0 = seg.throw.frames[0][j][0]
+            hand_end[side] = np.array([p0[0], p0[1], p0[2] + HAND_TIP_BELOW_PALM])
     sides_now = _sides(rec)
     for side in sorted(set(hand_end) - sides_now):  # a hand still out from the last state goes home
         path = HandPath(side)

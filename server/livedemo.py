@@ -60,8 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="behave like a live camera: drop the oldest frames when vision falls behind (default: "
                         "every frame goes to vision and the table slows down instead)")
     p.add_argument("--fps", type=float, default=10.0, help="camera frame rate of the simulated table (default 10)")
-    p.add_argument("--dice-locator", choices=["background", "model"], default="background",
-                   help="how dice are found: against the quiet table (default) or by the recognizer's locator model")
+    p.add_argument("--dice-locator", choices=["model", "background"], default="model",
+                   help="how dice are found: the recognizer's locator (default) or the classical detector against the quiet table")
     p.add_argument("--seed", type=int, default=0, help="simulator seed (camera, board, dice poses)")
     p.add_argument("--cache", help="folder for the rendered frames (default ~/.cache/gammonwatch/demo)")
     p.add_argument("--db", help="event log (default: a fresh SQLite file in a temporary folder)")

@@ -237,10 +237,11 @@ class PipelineConfig:
     tracker: TrackerConfig = field(default_factory=TrackerConfig)
     max_dice: int = 2
     """Dice kept per frame (two-dice play: 2; four-dice mode: 4), the most confident first."""
-    dice_locator: Literal["model", "background"] = "background"
-    """``background`` (default): the classical detector (``vision.dice_detect``) against the table as
-    last seen quiet, the dice regions kept from before (decision 0652); ``model``: the recognizer's
-    own locator (:meth:`FrameRecognizer.locate_dice`)."""
+    dice_locator: Literal["model", "background"] = "model"
+    """``model`` (default): the recognizer's locator (:meth:`FrameRecognizer.locate_dice`);
+    ``background``: the classical detector (``vision.dice_detect``) against the table as last seen
+    quiet, the dice regions kept from before (decision 0652). Either way the same filters follow
+    (dice already followed first, nothing inside a hand, no new die next to a hand)."""
     hands: bool = True
     """Report hands from the difference with the quiet table (:class:`HandCue`)."""
     hand_min_frac: float = 0.012
@@ -295,21 +296,26 @@ class FramePipeline:
     def locate_dice(self, image: U8) -> list[Box]:
         """Dice boxes on (or next to) the playing surface, the ``max_dice`` most confident."""
         if self.config.dice_locator == "model":
-            return self.recognizer.locate_dice(image)[: self.config.max_dice]
-        det = detect_dice(image, die_px=self._die_px, background=self._background)
+            found = self.recognizer.locate_dice(image)  # highest score first
+            boxes = [tuple(float(v) for v in b) for b in found]
+            scores = [1.0 - i / max(1, len(found)) for i in range(len(found))]
+        else:
+            det = detect_dice(image, die_px=self._die_px, background=self._background)
+            boxes = [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in det.xyxy]
+            scores = [float(c) for c in det.confidence]
         hands = Motion(0.0, False, None, self.hand_cue.hand_mask)
         hand_present = bool(np.any(self.hand_cue.hand_mask))
         cands: list[tuple[bool, float, Box]] = []
-        for b, conf in zip(det.xyxy, det.confidence, strict=True):
-            box = (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
+        for b, conf in zip(boxes, scores, strict=True):
+            box: Box = (b[0], b[1], b[2], b[3])
             if self.motion.changed_in(hands, box) > 0.3:
                 continue  # part of a hand or of what it carries
-            if half_of(self.profile, die_board_xy(self.profile, box)) is None:
-                continue
+            if self.config.dice_locator != "model" and half_of(self.profile, die_board_xy(self.profile, box)) is None:
+                continue  # (the recognizer's locator keeps dice just off the surface: validity judges them)
             known = any(_near(box, old) for old in self._boxes)
             if hand_present and not known:
                 continue  # dice appear from a throw, not next to a hand that is putting something down
-            cands.append((known, float(conf), box))
+            cands.append((known, conf, box))
         # dice already followed first (a die at rest stays where it is), then the most confident
         cands.sort(key=lambda c: (not c[0], -c[1]))
         return [c[2] for c in cands[: self.config.max_dice]]

@@ -51,8 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="replay / video speed factor (2 = twice as fast; 0 = no waiting: every video frame, as fast as vision goes)")
     p.add_argument("--fps", type=float, default=30.0, help="frame rate of an images:DIR source (default 30)")
     p.add_argument("--buffer", type=int, default=8, help="frames queued between capture and vision; the oldest are dropped beyond it")
-    p.add_argument("--dice-locator", choices=["background", "model"], default="background",
-                   help="how dice are found: against the quiet table (default) or by the recognizer's locator model")
+    p.add_argument("--dice-locator", choices=["model", "background"], default="model",
+                   help="how dice are found: the recognizer's locator (default) or the classical detector against the quiet table")
     p.add_argument("--exit-at-end", action="store_true", help="stop the server when a video file or image folder ends")
     p.add_argument("--match-setup", metavar="FILE", help="match set-up JSON (or the match_setup line of a JSON-lines file)")
     p.add_argument("--end-signal", choices=["clock", "bar_tap", "lift_dice"],

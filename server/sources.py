@@ -507,7 +507,7 @@ class LiveSource:
 
 
 def open_source(spec: str, *, speed: float = 1.0, calibration: str | None = None, buffer: int = 8,
-                dice_locator: str = "background") -> Source:
+                dice_locator: str = "model") -> Source:
     """The source for a ``--source`` spec (``replay:PATH`` or a live spec, see the module docstring)."""
     if spec.startswith("replay:"):
         return ReplaySource(spec.removeprefix("replay:"), speed)

@@ -48,12 +48,11 @@ FACE_CROP_POINTS = 1.0
 """The face crop spans this many point widths of the board around the cube's centre."""
 MAP_STRIDE = 8
 """Window pixels per presence-map cell."""
-PRESENCE_BIAS: dict[str, float] = {"centre": 1.5, "near": 1.5, "far": 0.75, "board-right": -0.25, "board-left": 0.75}
-"""Added per window to the window model's presence logits before the sigmoid (the model is
-under-confident, and windows of other sizes see more or fewer look-alikes); chosen on training
-frames the model did not learn from with ``python models/board_data.py calibrate-presence``
-(these: 250 frames of board-train from the 701st, value and zone right 71.2% there against 66.0%
-with one bias for all windows)."""
+PRESENCE_BIAS: dict[str, float] = {"centre": 0.5, "near": -0.75, "far": 0.0, "board-right": -0.75, "board-left": -0.75}
+"""Added per window to the window model's presence logits before the sigmoid (windows of other
+sizes and places see more or fewer look-alikes); chosen on frames the model did not learn from
+with ``python models/board_data.py calibrate-presence`` (these: the first 250 frames of
+data-gen/validity-train2, value and zone right 68.4% there, 65.6% with one bias for all windows)."""
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS_DIR / "cube_reader.onnx"

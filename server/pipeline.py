@@ -242,6 +242,10 @@ class PipelineConfig:
     ``background``: the classical detector (``vision.dice_detect``) against the table as last seen
     quiet, the dice regions kept from before (decision 0652). Either way the same filters follow
     (dice already followed first, nothing inside a hand, no new die next to a hand)."""
+    prefer_followed: bool | None = None
+    """Keep boxes where dice are already followed before more confident new ones; None: for the
+    ``background`` locator only (measured, decision 0652: it helps the classical detector, whose
+    moved-checker blobs score high, and hurts the trained one, whose early false boxes would stick)."""
     hands: bool = True
     """Report hands from the difference with the quiet table (:class:`HandCue`)."""
     hand_min_frac: float = 0.012
@@ -317,7 +321,10 @@ class FramePipeline:
                 continue  # dice appear from a throw, not next to a hand that is putting something down
             cands.append((known, conf, box))
         # dice already followed first (a die at rest stays where it is), then the most confident
-        cands.sort(key=lambda c: (not c[0], -c[1]))
+        prefer = self.config.prefer_followed
+        if prefer is None:
+            prefer = self.config.dice_locator == "background"
+        cands.sort(key=lambda c: (prefer and not c[0], -c[1]))
         return [c[2] for c in cands[: self.config.max_dice]]
 
     def _update_background(self, image: U8, boxes: Sequence[Box]) -> None:

@@ -64,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how dice are found: the recognizer's locator (default) or the classical detector against the quiet table")
     p.add_argument("--seed", type=int, default=0, help="simulator seed (camera, board, dice poses)")
     p.add_argument("--cache", help="folder for the rendered frames (default ~/.cache/gammonwatch/demo)")
+    p.add_argument("--frames", metavar="DIR", help="play this rendered folder (a demo cache folder) instead of "
+                   "the current script's; nothing is rendered")
     p.add_argument("--db", help="event log (default: a fresh SQLite file in a temporary folder)")
     p.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
     return p
@@ -109,9 +111,13 @@ def main(argv: list[str] | None = None) -> int:
     from server.storage import EventLog, StorageError
 
     script = demo_script(seed=args.seed)
-    folder = cache_root(args.cache) / script.key()
+    folder = Path(args.frames) if args.frames else cache_root(args.cache) / script.key()
+    if args.frames and not (folder / "index.jsonl").exists():
+        print(f"gammonwatch demo: --frames {folder}: not a rendered folder (no index.jsonl); give a folder of "
+              f"{cache_root(args.cache)}", file=sys.stderr)
+        return 2
     cached = (folder / "done.json").exists()
-    proc = start_render(script, folder, fps=args.fps)
+    proc = None if args.frames else start_render(script, folder, fps=args.fps)
     print(f"gammonwatch demo: simulated table frames in {folder} "
           f"({'cached: starts at once' if cached else 'rendering in the background, about 1 CPU-second per table state'})",
           flush=True)

@@ -14,7 +14,7 @@
     result.timings_ms                         # {"board": .., "dice_locate": .., "dice_read": .., "validity": ..}
 
 The parts are the committed models: :class:`vision.board_reader.BoardReader` (checkers, cube),
-the dice locator, :class:`vision.dice.DieReader` (values) and
+the dice locator, :class:`vision.dice.DieReader` (values; the calibrated-frame model ``models/die_reader_calibrated.onnx``) and
 :class:`vision.dice_validity.DieValidityClassifier` (validity, reason, half).
 """
 
@@ -31,7 +31,7 @@ import numpy.typing as npt
 from calibration.board import board_to_image
 from calibration.profile import CalibrationProfile
 from vision.board_reader import BoardReader, BoardReading
-from vision.dice import DieReader, up_directions
+from vision.dice import CALIBRATED_MODEL, DieReader, up_directions
 from vision.dice_locator import DiceLocator
 from vision.dice_validity import (
     DEFAULT_DIE_CM,
@@ -111,7 +111,7 @@ class FrameRecognizer:
                  locator: DiceLocator | None = None, threads: int = 1) -> None:
         self.profile = profile
         self.board_reader = board or BoardReader(threads=threads)
-        self.die_reader = die_reader or DieReader(threads=threads)
+        self.die_reader = die_reader or DieReader(CALIBRATED_MODEL, threads=threads)
         self.validity = validity or DieValidityClassifier(threads=threads)
         self.locator = locator or DiceLocator(threads=threads)
 

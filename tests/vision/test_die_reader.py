@@ -1,4 +1,5 @@
-"""The die-value reader (ONNX) on real held-out photos and synthetic dice, and its failure modes."""
+"""The die-value reader (ONNX) on real held-out photos, held-out simulator frames and synthetic dice; the
+crop turned to the world's vertical; failure modes."""
 
 from __future__ import annotations
 
@@ -8,15 +9,18 @@ import shutil
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
-from vision.dice import CROP_SIZE, DEFAULT_MODEL, DieReader, crop_die, to_tensor
+from calibration.profile import CalibrationProfile
+from vision.dice import CALIBRATED_MODEL, CROP_SIZE, DEFAULT_MODEL, DieReader, crop_die, to_tensor, up_directions
 from vision.errors import ModelMissingError
 from vision.eval_cli import main as eval_main
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "tests" / "data" / "real-dice-sample"
+SIM = ROOT / "tests" / "data" / "sim-sample"
 
 needs_model = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason=f"{DEFAULT_MODEL} not built yet")
 
@@ -24,6 +28,8 @@ needs_model = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason=f"{DEFAULT_
 def test_a_missing_model_says_how_to_rebuild_it(tmp_path: Path) -> None:
     with pytest.raises(ModelMissingError, match=r"train_die_reader\.py"):
         DieReader(tmp_path / "nope.onnx")
+    with pytest.raises(ModelMissingError, match=r"--out models/die_reader_calibrated\.onnx"):
+        DieReader(tmp_path / CALIBRATED_MODEL.name)
 
 
 def test_a_corrupt_model_says_how_to_rebuild_it(tmp_path: Path) -> None:
@@ -45,6 +51,79 @@ def test_crop_is_centred_on_the_box_with_a_margin() -> None:
     assert abs((cols[-1] - cols[0] + 1) - CROP_SIZE / 1.3) <= 2
     with pytest.raises(ValueError, match="empty"):
         crop_die(img, (10, 10, 10, 20))
+
+
+def test_crop_turned_to_an_up_direction() -> None:
+    img = np.zeros((200, 300, 3), np.uint8)
+    img[60:100, 100:140] = 120  # the die's box
+    img[75:85, 130:138] = 255  # a mark on its right side
+    box = (100, 60, 140, 100)
+    upright = crop_die(img, box)
+    # "up" along the image's up: the same crop as the upright one, up to interpolation
+    same = crop_die(img, box, up=(0.0, -2.0))
+    assert np.abs(same.astype(int) - upright.astype(int)).mean() < 3
+    # "up" along the image's +x: the mark on the right comes to the top of the crop
+    turned = crop_die(img, box, up=(1.0, 0.0))
+    rows, cols = np.nonzero(turned[..., 0] > 200)
+    assert rows.mean() < CROP_SIZE * 0.4 and abs(cols.mean() - (CROP_SIZE - 1) / 2) < 3
+
+
+def sim_dice(label: Path) -> tuple[dict, list[dict]]:
+    lab = json.loads(label.read_text())
+    return lab, [o for o in lab["objects"] if o["kind"] == "die" and o["box_xyxy"] is not None]
+
+
+def true_vertical(lab: dict, die: dict) -> np.ndarray:
+    cam = lab["camera"]
+    p = np.array(die["pose"]["position_cm"])
+    uv, _ = cv2.projectPoints(np.array([p, p + [0, 0, 2.0]]), np.array(cam["rvec"]), np.array(cam["t_cm"]),
+                              np.array(cam["K"]), np.array(cam["dist"]))
+    d = uv.reshape(2, 2)[1] - uv.reshape(2, 2)[0]
+    return d / np.linalg.norm(d)
+
+
+def test_the_vertical_from_four_corners_follows_the_camera() -> None:
+    """Without intrinsics the vertical comes from the homography and an assumed focal length; on the
+    sample frames (elevations 62-77 degrees) it is within 25 degrees of the true camera's."""
+    for label in sorted(SIM.glob("*.json")):
+        lab, dice = sim_dice(label)
+        profile = CalibrationProfile.from_corners(lab["board"]["corners4_px"], (1280, 720))
+        ups = up_directions(profile, [d["box_xyxy"] for d in dice])
+        assert ups.shape == (len(dice), 2)
+        for d, u in zip(dice, ups, strict=True):
+            angle = np.degrees(np.arccos(np.clip(float(u @ true_vertical(lab, d)), -1, 1)))
+            assert angle < 25, (label.name, d["id"], angle)
+
+
+@pytest.mark.skipif(not CALIBRATED_MODEL.is_file(), reason=f"{CALIBRATED_MODEL} not built yet")
+def test_reads_the_dice_of_held_out_simulator_frames() -> None:
+    """The eight dice of the four board-test sample frames (seed and styles never trained on; flat,
+    off the board, leaning, on a checker, on the other die), crops turned to the vertical."""
+    reader = DieReader(CALIBRATED_MODEL)
+    right = total = flat_right = flat = 0
+    for label in sorted(SIM.glob("*.json")):
+        lab, dice = sim_dice(label)
+        image = cv2.imread(str(label.with_suffix(".jpg")))
+        profile = CalibrationProfile.from_corners(lab["board"]["corners4_px"], (1280, 720))
+        boxes = [d["box_xyxy"] for d in dice]
+        got = reader.read(image, boxes, ups=up_directions(profile, boxes))
+        for v, d in zip(got.value, dice, strict=True):
+            right += int(v) == d["value"]
+            flat += d["reason"] == "flat_board"
+            flat_right += int(v) == d["value"] and d["reason"] == "flat_board"
+        total += len(dice)
+    assert total == 8 and flat == 4
+    # measured: all 4 flat dice and 3 of the 4 others (the leaning die of 000003 reads 3, not 6);
+    # held out at large the model reads 89-91% of flat dice (models/die_reader.md)
+    assert flat_right == 4
+    assert right >= 7
+
+
+def test_one_up_direction_per_box(tmp_path: Path) -> None:
+    if not DEFAULT_MODEL.is_file():
+        pytest.skip(f"{DEFAULT_MODEL} not built yet")
+    with pytest.raises(ValueError, match="one per box"):
+        DieReader().read(np.zeros((100, 100, 3), np.uint8), [(10, 10, 30, 30)], ups=[(0, -1), (1, 0)])
 
 
 def test_network_input_is_standardised_per_crop() -> None:

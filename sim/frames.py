@@ -18,12 +18,13 @@ import json
 import math
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
-from multiprocessing import get_context
+from multiprocessing import get_context, parent_process
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +100,20 @@ def prepare(cfg: FramesConfig) -> None:
 _WORKER: dict[str, Any] = {}
 
 
+def _exit_with_parent(parent: int, poll_s: float = 1.0) -> None:
+    """Leave as soon as the parent process is gone (killed with -9, say): an orphaned worker
+    would otherwise go on rendering frames nobody collects."""
+    while True:
+        time.sleep(poll_s)
+        if os.getppid() != parent:
+            os._exit(3)
+
+
 def _init_worker() -> None:
+    parent = parent_process()
+    if parent is not None and parent.pid is not None:  # a pool worker, not the single-process run
+        threading.Thread(target=_exit_with_parent, args=(parent.pid,), daemon=True,
+                         name="exit-with-parent").start()
     os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
     os.environ["LP_NUM_THREADS"] = os.environ.get("LP_NUM_THREADS", "1")
     os.environ.setdefault("OMP_NUM_THREADS", "1")

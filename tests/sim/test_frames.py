@@ -139,12 +139,42 @@ def test_killed_worker_keeps_frames_and_the_run_resumes(run_a: Path, tmp_path: P
     assert proc.returncode == 1
     assert "run the same command again to resume" in err
     assert kept, "frames written before the crash must be kept"
-    assert not list(frames.glob("*.tmp")) or True  # a half-written temporary may remain; it is never a frame
     r = run_cli("frames", "--n", "4", "--views", "2", "--out", str(tmp_path), "--seed", "11", "--workers", "1", "--quiet")
     assert r.returncode == 0, r.stderr
     for i in range(4):
         assert json.loads((frames / f"{i:06d}.json").read_text()) == \
             json.loads((run_a / "frames" / f"{i:06d}.json").read_text())
+
+
+def test_killed_parent_takes_its_workers_with_it(tmp_path: Path):
+    """``kill -9`` of the run: its workers leave too instead of rendering frames nobody collects."""
+    env = {**os.environ, "PYOPENGL_PLATFORM": "egl", "LP_NUM_THREADS": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "server.cli", "sim", "frames", "--n", "60", "--views", "2",
+                             "--out", str(tmp_path), "--seed", "12", "--workers", "2", "--quiet"],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 240
+    kids: list[int] = []
+    while time.time() < deadline and len(kids) < 2:
+        time.sleep(0.2)
+        assert proc.poll() is None
+        kids = [k for k in _children(proc.pid) if "resource_tracker" not in Path(f"/proc/{k}/cmdline").read_text()]
+    assert len(kids) >= 2, "no worker processes found"
+    proc.kill()
+    proc.wait()
+
+    def alive(pid: int) -> bool:
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    deadline = time.time() + 60
+    while time.time() < deadline and any(alive(k) for k in kids):
+        time.sleep(0.2)
+    left = [k for k in kids if alive(k)]
+    for k in left:
+        os.kill(k, signal.SIGKILL)
+    assert not left, f"workers {left} outlived their parent"
 
 
 def test_unknown_style_names_it_and_lists_the_valid_ones(tmp_path: Path):

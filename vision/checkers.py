@@ -225,24 +225,26 @@ def check_total(p: npt.NDArray[np.float64], total: int = PLAYER_CHECKERS, min_to
         row = np.convolve(bwd[i + 1], p[i])[:size]
         bwd[i] = row / max(row.sum(), 1e-300)
     marg = np.zeros((n, k))
+    kk = min(k, size)
     for i in range(n):
-        for c in range(min(k, size)):
-            # strips before i hold s, strip i holds c, strips after hold total - s - c
-            rest = bwd[i + 1][total - c::-1][: total - c + 1]
-            marg[i, c] = p[i, c] * float(np.dot(fwd[i][: total - c + 1], rest))
+        # strips before i hold s, strip i holds c, strips after hold total - s - c
+        around = np.convolve(fwd[i], bwd[i + 1])  # around[t] ~ P(the others hold t)
+        marg[i, :kk] = p[i, :kk] * around[total - np.arange(kk)]
         marg[i] /= max(marg[i].sum(), 1e-300)
     # joint best: max-product over the same chain
     logp = np.log(p)
     dp = np.full((n + 1, size), -np.inf)
     dp[0, 0] = 0.0
     back = np.zeros((n, size), dtype=np.int64)
+    prev = np.arange(size)[:, None] - np.arange(kk)[None, :]  # [s_new, c] -> s_new - c
+    ok = prev >= 0
+    prev = np.clip(prev, 0, None)
+    rows = np.arange(size)
     for i in range(n):
-        for s_new in range(size):
-            cs = np.arange(min(k - 1, s_new) + 1)
-            cand = dp[i, s_new - cs] + logp[i, cs]
-            j = int(np.argmax(cand))
-            dp[i + 1, s_new] = cand[j]
-            back[i, s_new] = cs[j]
+        cand = np.where(ok, dp[i][prev], -np.inf) + logp[i, :kk][None, :]
+        j = np.argmax(cand, axis=1)
+        dp[i + 1] = cand[rows, j]
+        back[i] = j
     best = np.zeros(n, dtype=np.int64)
     s_left = total
     for i in range(n - 1, -1, -1):

@@ -449,12 +449,16 @@ class Tracker:
             return
         self._in_hand = (0, 0)
         self._live = None
+        seen = [sum(maps[0]) + maps[2][0] + maps[3][0], sum(maps[1]) + maps[2][1] + maps[3][1]]
+        # more checkers of a colour than a set has is a misread, never a map to adopt (the referee
+        # would refuse the state); like any other disagreeing recognition it breaks a run
+        possible = max(seen) <= cfg.checkers_per_colour
         logs = (np.log(np.maximum(board.point_p, 1e-9)), np.log(np.maximum(board.bar_p, 1e-9)),
                 np.log(np.maximum(board.off_p, 1e-9)))
         self._recent.append(logs)
         key = (maps[0], maps[1], maps[2], maps[3])
         self._maps.append(key)
-        if len(self._maps) == cfg.confirm_frames and len(set(self._maps)) == 1 and key != self._settled_map:
+        if possible and len(self._maps) == cfg.confirm_frames and len(set(self._maps)) == 1 and key != self._settled_map:
             if self._settled_map is not None and key != self._settled_map:
                 # a new map: fuse only the frames that show it
                 recent = list(self._recent)[-cfg.confirm_frames:]
@@ -463,6 +467,10 @@ class Tracker:
             self._settled_map = key
         if key == self._settled_map:
             self._settled = tuple(_fuse([r[k] for r in self._recent]) for k in range(3))  # type: ignore[assignment]
+        self._update_cube(board)
+
+    def _update_cube(self, board: TableObservation) -> None:
+        cfg = self.config
         if board.cube is not None:
             self._cube_votes.append((board.cube.value, board.cube.zone))
             if len(self._cube_votes) == cfg.confirm_frames and len(set(self._cube_votes)) == 1:

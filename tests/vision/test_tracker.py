@@ -250,6 +250,28 @@ def test_misreads_do_not_flicker_the_settled_map() -> None:
     assert set(maps) <= truths
 
 
+def test_a_map_with_more_than_fifteen_of_a_colour_is_never_adopted() -> None:
+    """Misreads that add up to 16 light checkers are not a position: the settled map stays."""
+    start_light = [0] * 24
+    start_dark = [0] * 24
+    for p, n in ((1, 2), (12, 5), (17, 3), (19, 5)):
+        start_light[p - 1] = n
+    for p, n in ((24, 2), (13, 5), (8, 3), (6, 5)):
+        start_dark[p - 1] = n
+    bad_light = list(start_light)
+    bad_light[11] = 6  # 16 light checkers
+    tracker = Tracker(TrackerConfig())
+    emitted: list[dict[str, Any]] = []
+    t = 0.0
+    for light in [start_light] * 4 + [bad_light] * 6:
+        t += 1.1
+        emitted += tracker.update(int(t * 10), t, dice=[], board=TableObservation.from_counts(light, start_dark))
+    assert emitted
+    for s in emitted:
+        assert sum(p["light"] for p in s["points"]) + s["bar"]["light"] + s["off"]["light"] <= 15
+    assert [p["light"] for p in emitted[-1]["points"]] == start_light
+
+
 def test_a_die_hidden_for_a_moment_is_not_lifted_but_one_taken_by_a_hand_is() -> None:
     t = Tracker(TrackerConfig())
     board = TableObservation.from_counts([0] * 24, [0] * 24)

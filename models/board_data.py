@@ -255,7 +255,10 @@ def calibrate_presence(args: argparse.Namespace) -> int:
     print(f"one bias for all windows: {one:+.2f}, value and zone right {score(bias)[0]:.4f}")
     for _ in range(2):  # coordinate ascent, window by window
         for n in WINDOWS:
-            bias[n] = max(grid, key=lambda b, n=n: (score({**bias, n: b})[0], -abs(b - bias[n])))
+            def key(b: float, n: str = n) -> tuple[float, float]:
+                return score({**bias, n: b})[0], -abs(b - bias[n])
+
+            bias[n] = max(grid, key=key)
     both, zone = score(bias)
     print(f"per-window biases on {len(truth)} frames: {json.dumps(bias)} (value and zone right {both:.4f}, "
           f"zone right {zone:.4f})")

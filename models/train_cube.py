@@ -71,7 +71,7 @@ def init_from_onnx(model: Any, path: Path) -> None:
     g = onnx.load(str(path)).graph
     inits = {i.name: numpy_helper.to_array(i) for i in g.initializer}
     convs = [n for n in g.node if n.op_type == "Conv"]
-    blocks = list(model.features)
+    blocks: list[Any] = [m for m in model.features if isinstance(m, torch.nn.Sequential)]
     if len(convs) != len(blocks) + 1:
         raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(blocks) + 1}")
     with torch.no_grad():

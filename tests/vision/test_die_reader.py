@@ -14,7 +14,15 @@ import numpy as np
 import pytest
 
 from calibration.profile import CalibrationProfile
-from vision.dice import CALIBRATED_MODEL, CROP_SIZE, DEFAULT_MODEL, DieReader, crop_die, to_tensor, up_directions
+from vision.dice import (
+    CALIBRATED_MODEL,
+    CROP_SIZE,
+    DEFAULT_MODEL,
+    DieReader,
+    crop_die,
+    to_tensor,
+    up_directions,
+)
 from vision.errors import ModelMissingError
 from vision.eval_cli import main as eval_main
 

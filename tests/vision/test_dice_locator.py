@@ -1,0 +1,136 @@
+"""The trained dice locator (ONNX) on held-out simulator frames, its target coding, and its failure modes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.profile import CalibrationProfile
+from vision.dice_locator import (
+    DEFAULT_MODEL,
+    STRIDE,
+    DiceLocator,
+    decode,
+    encode_targets,
+    input_size,
+    prepare,
+)
+from vision.errors import ModelMissingError, VisionError
+
+ROOT = Path(__file__).resolve().parents[2]
+SIM = ROOT / "tests" / "data" / "sim-sample"
+FRAMES = sorted(SIM.glob("*.json"))
+
+needs_model = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason=f"{DEFAULT_MODEL} not built yet")
+
+
+def label_dice(path: Path) -> list[dict]:
+    lab = json.loads(path.read_text())
+    return [o for o in lab["objects"] if o["kind"] == "die" and o["box_xyxy"] is not None]
+
+
+def test_a_missing_model_says_how_to_rebuild_it(tmp_path: Path) -> None:
+    with pytest.raises(ModelMissingError, match=r"train_dice_locator\.py"):
+        DiceLocator(tmp_path / "nope.onnx")
+
+
+def test_a_corrupt_model_says_how_to_rebuild_it(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not an onnx graph")
+    with pytest.raises(ModelMissingError, match="cannot be loaded"):
+        DiceLocator(bad)
+
+
+def test_input_is_scaled_padded_and_checked() -> None:
+    assert input_size(1280, 720) == (640, 360, 640, 360)
+    assert input_size(1000, 701) == (500, 350, 504, 352)
+    x = prepare(np.full((701, 1000, 3), 255, np.uint8))
+    assert x.shape == (1, 3, 352, 504) and x.dtype == np.float32
+    assert np.allclose(x[0, :, :350, :500], (1.0 - 0.5) / 0.25) and np.all(x[0, :, 350:, :] == 0)
+    with pytest.raises(VisionError, match="8-bit colour image"):
+        prepare(np.zeros((720, 1280), np.uint8))
+
+
+def test_targets_decode_back_to_the_boxes() -> None:
+    """A perfect network output (the encoded targets as probabilities) decodes to the same boxes."""
+    boxes = [[40.3, 50.2, 52.9, 63.7], [120.0, 30.0, 141.5, 49.0], [10.0, 200.0, 18.0, 207.5]]
+    heat, weight, reg, mask = encode_targets(boxes, [[200.0, 200.0, 220.0, 220.0]], 64, 64, STRIDE)
+    assert mask.sum() == 3 and heat.max() == 1.0
+    assert weight[52:54, 52:54].sum() == 0 and weight[0, 0] == 1  # zero loss weight around the ignored die
+    logits = np.log(np.clip(heat, 1e-6, 1 - 1e-6) / (1 - np.clip(heat, 1e-6, 1 - 1e-6))).astype(np.float32)
+    got, scores = decode(logits, reg, 0.5, STRIDE)
+    assert len(got) == 3 and np.all(scores > 0.99)
+    order = np.argsort(got[:, 0])
+    want = np.array(boxes)[np.argsort(np.array(boxes)[:, 0])]
+    assert np.abs(got[order] - want).max() < 1e-3
+
+
+@pytest.fixture(scope="module")
+def locator() -> DiceLocator:
+    if not DEFAULT_MODEL.is_file():
+        pytest.skip(f"{DEFAULT_MODEL} not built yet")
+    return DiceLocator()
+
+
+@needs_model
+def test_finds_the_dice_of_held_out_frames(locator: DiceLocator) -> None:
+    """Frames of board-test (seed and board styles never trained on; a flat, an off-board, a leaning,
+    an on-checker and an on-die die among the eight). A die counts as found when a box centre lies
+    within 6 px of its label's and the box side is within 40% of the label's. The floor is this
+    model's measured result on these frames (5 of 8 found, 1 other box);
+    on the whole held-out set its recall is about 0.70 (models/dice_locator.md)."""
+    found = false_pos = total = 0
+    for label in FRAMES:
+        image = cv2.imread(str(label.with_suffix(".jpg")))
+        got = locator.locate(image)
+        truth = np.array([d["box_xyxy"] for d in label_dice(label)])
+        total += len(truth)
+        used: set[int] = set()
+        for t in truth:
+            if not len(got):
+                break
+            d = np.hypot(*((got.boxes[:, :2] + got.boxes[:, 2:]) / 2 - (t[:2] + t[2:]) / 2).T)
+            j = int(np.argmin(d))
+            size_ratio = (got.boxes[j, 2:] - got.boxes[j, :2]) / (t[2:] - t[:2])
+            if j not in used and d[j] <= 6.0 and np.all(np.abs(size_ratio - 1) <= 0.4):
+                used.add(j)
+                found += 1
+        false_pos += len(got) - len(used)
+    assert total == 8
+    assert found >= 5, f"{found} of 8 dice found"
+    assert false_pos <= 1, f"{false_pos} boxes that are no die"
+
+
+@needs_model
+def test_an_empty_table_has_no_dice(locator: DiceLocator) -> None:
+    """The sample frame with its dice painted over by the surrounding felt: nothing is found there."""
+    path = SIM / "000006.json"
+    image = cv2.imread(str(path.with_suffix(".jpg")))
+    mask = np.zeros(image.shape[:2], np.uint8)
+    for d in label_dice(path):
+        x0, y0, x1, y1 = (int(round(v)) for v in d["box_xyxy"])
+        mask[y0 - 4 : y1 + 4, x0 - 4 : x1 + 4] = 255
+    clean = cv2.inpaint(image, mask, 9, cv2.INPAINT_TELEA)
+    assert len(locator.locate(clean)) == 0
+
+
+@needs_model
+def test_the_recognizer_reports_located_dice_near_the_board() -> None:
+    from vision.recognizer import FrameRecognizer
+
+    path = SIM / "000000.json"
+    lab = json.loads(path.read_text())
+    profile = CalibrationProfile.from_corners(lab["board"]["corners4_px"], (1280, 720))
+    rec = FrameRecognizer(profile)
+    image = cv2.imread(str(path.with_suffix(".jpg")))
+    boxes = rec.locate_dice(image)
+    # one die flat in the right half, one lying off the board next to it: both reported
+    assert len(boxes) == 2
+    centres = sorted(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes)
+    want = sorted(((d["box_xyxy"][0] + d["box_xyxy"][2]) / 2, (d["box_xyxy"][1] + d["box_xyxy"][3]) / 2)
+                  for d in label_dice(path))
+    assert np.abs(np.array(centres) - np.array(want)).max() <= 4.0

@@ -86,6 +86,33 @@ def init_from_onnx(model: Any, path: Path) -> None:
         model.head.bias.copy_(torch.from_numpy(inits[convs[-1].input[2]].copy()))
 
 
+def init_face_from_onnx(model: Any, path: Path) -> None:
+    """Copy an exported face model's weights (batch-norm folded) into ``model`` (see ``init_from_onnx``)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    g = onnx.load(str(path)).graph
+    inits = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+    convs = [n for n in g.node if n.op_type == "Conv"]
+    gemm = next(n for n in g.node if n.op_type in ("Gemm", "MatMul"))
+    blocks: list[Any] = [m for m in model if isinstance(m, torch.nn.Sequential)]
+    linear: Any = next(m for m in model if isinstance(m, torch.nn.Linear))
+    if len(convs) != len(blocks):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(blocks)}")
+    with torch.no_grad():
+        for node, blk in zip(convs, blocks, strict=True):
+            blk[0].weight.copy_(torch.from_numpy(inits[node.input[1]].copy()))
+            bn = blk[1]
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(inits[node.input[2]].copy()))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        w = inits[gemm.input[1]]
+        linear.weight.copy_(torch.from_numpy((w if w.shape == tuple(linear.weight.shape) else w.T).copy()))
+        linear.bias.copy_(torch.from_numpy(inits[gemm.input[2]].copy()))
+
+
 def add_map_output(path: Path) -> None:
     """Expose the head's maps (N x 7 x h x w: presence, then the faces) as a third output "maps",
     so the reader can find where the cube is and read its face from a crop there."""
@@ -141,6 +168,12 @@ def train_faces(args: argparse.Namespace) -> int:
     tr, va = np.flatnonzero(~is_val), np.flatnonzero(is_val)
     print(f"{len(crops)} crops ({n_frames} frames), {len(tr)} training, {len(va)} validation", file=sys.stderr)
     model = build_face_model()
+    if args.init_onnx:
+        init_face_from_onnx(model, args.init_onnx)
+        model.eval()
+        with torch.no_grad():
+            acc0 = float((model(x_all[va]).argmax(1).numpy() == face[va]).mean()) if len(va) else 0.0
+        print(f"start ({args.init_onnx.name}): validation face {acc0:.4f}", file=sys.stderr)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * int(np.ceil(len(tr) / 64))
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=max(steps, 1))
@@ -149,6 +182,10 @@ def train_faces(args: argparse.Namespace) -> int:
     history = []
     for epoch in range(args.epochs):
         model.train()
+        if args.init_onnx:  # keep the folded statistics of the warm start
+            for mod in model.modules():
+                if isinstance(mod, nn.BatchNorm2d):
+                    mod.eval()
         perm = rng.permutation(tr)
         for i in range(0, len(perm), 64):
             idx = perm[i:i + 64]
@@ -194,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--faces", action="store_true",
                     help="train the face reader on *-cubeface.npz crops (default --out models/cube_face.onnx)")
     ap.add_argument("--add-map-output", action="store_true", help="only add the 'maps' output to --out")
-    ap.add_argument("--init-onnx", type=Path, help="start the window model from this export of the same network")
+    ap.add_argument("--init-onnx", type=Path,
+                    help="start from this export of the same network (window model, or face model with --faces)")
     ap.add_argument("--dense", type=float, default=0.05,
                     help="weight of the per-cell presence loss (the cube's cell from the labels; 0: window labels only)")
     ap.add_argument("--dense-pos-weight", type=float, default=20.0, help="weight of the cube's own cell in that loss")

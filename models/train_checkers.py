@@ -95,6 +95,24 @@ def batch_tensor(strips: np.ndarray, stats: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
 
 
+def load_folded_blocks(convs: list[Any], blocks: list[Any], inits: dict[str, Any], path: Path) -> None:
+    """Each (convolution, batch-norm) block of ``blocks`` takes an exported convolution of ``convs``
+    whose batch-norm was folded in: the convolution gets the weight, the batch-norm becomes the
+    identity plus the folded bias (keep it in eval mode while training). Call under ``torch.no_grad()``."""
+    import torch
+
+    for node, blk in zip(convs, blocks, strict=True):
+        w, b = inits[node.input[1]], inits[node.input[2]]
+        if tuple(blk[0].weight.shape) != w.shape:
+            raise ValueError(f"{path}: convolution shape {w.shape} differs from {tuple(blk[0].weight.shape)}")
+        blk[0].weight.copy_(torch.from_numpy(w.copy()))
+        bn = blk[1]
+        bn.weight.fill_(1.0)
+        bn.bias.copy_(torch.from_numpy(b.copy()))
+        bn.running_mean.zero_()
+        bn.running_var.fill_(1.0 - bn.eps)
+
+
 def init_from_onnx(model: Any, path: Path) -> None:
     """Copy the weights of an exported model (batch-norm folded into the convolutions) into ``model``:
     each convolution takes the folded weight, its batch-norm becomes the identity plus the folded bias."""
@@ -109,16 +127,7 @@ def init_from_onnx(model: Any, path: Path) -> None:
     if len(convs) != len(blocks):
         raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(blocks)}")
     with torch.no_grad():
-        for node, blk in zip(convs, blocks, strict=True):
-            w, b = inits[node.input[1]], inits[node.input[2]]
-            if tuple(blk[0].weight.shape) != w.shape:
-                raise ValueError(f"{path}: convolution shape {w.shape} differs from {tuple(blk[0].weight.shape)}")
-            blk[0].weight.copy_(torch.from_numpy(w))
-            bn = blk[1]
-            bn.weight.fill_(1.0)
-            bn.bias.copy_(torch.from_numpy(b))
-            bn.running_mean.zero_()
-            bn.running_var.fill_(1.0 - bn.eps)
+        load_folded_blocks(convs, blocks, inits, path)
         for name in ("fc.0", "light", "dark"):
             mod = model.fc[0] if name == "fc.0" else getattr(model, name)
             mod.weight.copy_(torch.from_numpy(inits[name + ".weight"]))

@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from models.train_checkers import load_folded_blocks  # noqa: E402
 from vision.cube import CENTRE_H, CENTRE_W, FACES, MAP_STRIDE, WIDE_H, WIDE_W, to_tensor  # noqa: E402
 
 
@@ -61,20 +62,6 @@ def build_model() -> Any:
     return CubeNet()
 
 
-def _load_folded_blocks(convs: list[Any], blocks: list[Any], inits: dict[str, Any]) -> None:
-    """Each (conv, batch-norm) block takes an exported convolution whose batch-norm was folded in:
-    the conv gets the weights, the batch-norm becomes the identity plus the folded bias."""
-    import torch
-
-    for node, blk in zip(convs, blocks, strict=True):
-        blk[0].weight.copy_(torch.from_numpy(inits[node.input[1]].copy()))
-        bn = blk[1]
-        bn.weight.fill_(1.0)
-        bn.bias.copy_(torch.from_numpy(inits[node.input[2]].copy()))
-        bn.running_mean.zero_()
-        bn.running_var.fill_(1.0 - bn.eps)
-
-
 def init_from_onnx(model: Any, path: Path) -> None:
     """Copy an exported window model's weights (batch-norm folded into the convolutions) into ``model``;
     each batch-norm becomes the identity plus the folded bias (keep it in eval mode while training)."""
@@ -89,7 +76,7 @@ def init_from_onnx(model: Any, path: Path) -> None:
     if len(convs) != len(blocks) + 1:
         raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(blocks) + 1}")
     with torch.no_grad():
-        _load_folded_blocks(convs[:-1], blocks, inits)
+        load_folded_blocks(convs[:-1], blocks, inits, path)
         model.head.weight.copy_(torch.from_numpy(inits[convs[-1].input[1]].copy()))
         model.head.bias.copy_(torch.from_numpy(inits[convs[-1].input[2]].copy()))
 
@@ -109,7 +96,7 @@ def init_face_from_onnx(model: Any, path: Path) -> None:
     if len(convs) != len(blocks):
         raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(blocks)}")
     with torch.no_grad():
-        _load_folded_blocks(convs, blocks, inits)
+        load_folded_blocks(convs, blocks, inits, path)
         w = inits[gemm.input[1]]
         linear.weight.copy_(torch.from_numpy((w if w.shape == tuple(linear.weight.shape) else w.T).copy()))
         linear.bias.copy_(torch.from_numpy(inits[gemm.input[2]].copy()))

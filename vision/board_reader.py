@@ -30,7 +30,7 @@ from calibration.board import F64
 from calibration.profile import CalibrationProfile
 from vision import checkers, cube
 from vision.cube import CubeWindows
-from vision.errors import VisionError
+from vision.images import colour_frame
 from vision.observation import COUNTS, CubeObservation, DieObservation, TableObservation
 
 U8 = npt.NDArray[np.uint8]
@@ -152,15 +152,7 @@ class BoardReader:
 
     def read(self, image: U8, profile: CalibrationProfile) -> BoardReading:
         """Read one BGR frame (as ``cv2.imread`` gives) of the camera ``profile`` describes."""
-        arr = np.asarray(image)
-        if arr.ndim != 3 or arr.shape[2] != 3 or arr.dtype != np.uint8:
-            raise VisionError(f"need an 8-bit colour image (H x W x 3, as cv2.imread gives), got shape {arr.shape} "
-                              f"and type {arr.dtype}")
-        h, w = arr.shape[:2]
-        if (w, h) != tuple(profile.image_size):
-            raise VisionError(f"the frame is {w}x{h} but the calibration profile is for "
-                              f"{profile.image_size[0]}x{profile.image_size[1]}; calibrate this camera "
-                              "resolution again ('gammonwatch calibrate board') or resize the frames")
+        arr = colour_frame(image, profile.image_size)
         strip_tf, window_tf = self._transforms(profile)
         counts = self.checkers.count_strips(checkers.cut_strips(arr, strip_tf))
         idx = {n: i for i, n in enumerate(checkers.STRIP_NAMES)}

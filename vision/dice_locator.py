@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.errors import VisionError
+from vision.images import colour_frame
 from vision.onnx import load_session
 
 INPUT_SCALE = 0.5
@@ -55,10 +55,7 @@ def input_size(width: int, height: int, scale: float = INPUT_SCALE) -> tuple[int
 
 def prepare(image: U8, scale: float = INPUT_SCALE) -> F32:
     """BGR frame ``H x W x 3`` -> network input ``1 x 3 x H' x W'`` (scaled, padded, normalised)."""
-    arr = np.asarray(image)
-    if arr.ndim != 3 or arr.shape[2] != 3 or arr.dtype != np.uint8:
-        raise VisionError(f"need an 8-bit colour image (H x W x 3, as cv2.imread gives), got shape {arr.shape} "
-                          f"and type {arr.dtype}")
+    arr = colour_frame(image)
     h, w = arr.shape[:2]
     sw, sh, pw, ph = input_size(w, h, scale)
     small = np.asarray(cv2.resize(arr, (sw, sh), interpolation=cv2.INTER_AREA), dtype=np.uint8) if (sw, sh) != (w, h) else arr

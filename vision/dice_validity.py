@@ -47,7 +47,7 @@ from calibration.board import BoardDimensions
 from calibration.profile import CalibrationProfile
 from vision.errors import ModelMissingError, VisionError
 from vision.geometry import checker_slots
-from vision.images import network_input
+from vision.images import colour_frame, network_input
 from vision.onnx import load_session
 
 F32 = npt.NDArray[np.float32]
@@ -515,9 +515,7 @@ class DieValidityClassifier:
               point_counts: Sequence[int] | None = None, rolled_half: str | None = None,
               die_cm: float = DEFAULT_DIE_CM) -> list[DieValidity]:
         """Judge every die of one frame (all dice's boxes in ``boxes_xyxy``), e.g. once the tracker says they rest."""
-        arr = np.asarray(image)
-        if arr.ndim != 3 or arr.shape[2] != 3 or arr.dtype != np.uint8:
-            raise VisionError(f"need an 8-bit colour image (H x W x 3, as cv2.imread gives), got shape {arr.shape} and type {arr.dtype}")
+        arr = colour_frame(image)
         if rolled_half not in (None, "left", "right"):
             raise VisionError(f"rolled_half must be 'left', 'right' or None, got {rolled_half!r}")
         if not len(boxes_xyxy):

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.errors import ImageReadError
+from vision.errors import ImageReadError, VisionError
 
 Image = npt.NDArray[np.uint8]
 """An OpenCV image: ``H x W x 3`` BGR, ``uint8``."""
@@ -28,6 +28,22 @@ def read_image(path: str | Path) -> Image:
             f"{p}: not a readable image ({data.size} bytes); give a JPEG or PNG photo or frame"
         )
     return np.asarray(image, dtype=np.uint8)
+
+
+def colour_frame(image: npt.ArrayLike, image_size: tuple[int, int] | None = None) -> Image:
+    """``image`` as an 8-bit BGR array, or :class:`VisionError` saying what is wrong; with
+    ``image_size`` (width, height of a calibration profile) the frame must have that size."""
+    arr = np.asarray(image)
+    if arr.ndim != 3 or arr.shape[2] != 3 or arr.dtype != np.uint8:
+        raise VisionError(f"need an 8-bit colour image (H x W x 3, as cv2.imread gives), got shape {arr.shape} "
+                          f"and type {arr.dtype}")
+    if image_size is not None:
+        h, w = arr.shape[:2]
+        if (w, h) != tuple(image_size):
+            raise VisionError(f"the frame is {w}x{h} but the calibration profile is for "
+                              f"{image_size[0]}x{image_size[1]}; calibrate this camera "
+                              "resolution again ('gammonwatch calibrate board') or resize the frames")
+    return arr
 
 
 def network_input(images_bgr: npt.ArrayLike, axes: tuple[int, ...]) -> npt.NDArray[np.float32]:

@@ -41,6 +41,7 @@ from vision.dice_validity import (
     die_board_xy,
 )
 from vision.errors import VisionError
+from vision.images import colour_frame
 from vision.observation import DieObservation, TableObservation
 
 U8 = npt.NDArray[np.uint8]
@@ -116,16 +117,7 @@ class FrameRecognizer:
         self.locator = locator or DiceLocator(threads=threads)
 
     def _check(self, image: U8) -> U8:
-        arr = np.asarray(image)
-        if arr.ndim != 3 or arr.shape[2] != 3 or arr.dtype != np.uint8:
-            raise VisionError(f"need an 8-bit colour image (H x W x 3, as cv2.imread gives), got shape {arr.shape} "
-                              f"and type {arr.dtype}")
-        h, w = arr.shape[:2]
-        if (w, h) != tuple(self.profile.image_size):
-            raise VisionError(f"the frame is {w}x{h} but the calibration profile is for "
-                              f"{self.profile.image_size[0]}x{self.profile.image_size[1]}; calibrate this camera "
-                              "resolution again ('gammonwatch calibrate board') or resize the frames")
-        return arr
+        return colour_frame(image, self.profile.image_size)
 
     def locate_dice(self, image: U8) -> list[Box]:
         """Pixel boxes ``x0, y0, x1, y1`` of the dice on and near the board (the trained locator,

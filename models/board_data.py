@@ -132,6 +132,8 @@ def build(args: argparse.Namespace) -> int:
     want_cube = args.what in ("all", "cube")
     want_checkers = args.what in ("all", "checkers")
     for img_path, lab in label_files(args.dirs, exclude=styles_out, limit=args.limit, start=args.start):
+        if args.no_hands and lab.get("look", {}).get("hands"):
+            continue  # a hand hides checkers its label still counts (the tracker reads frames without hands)
         raw = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
         if raw is None:
             print(f"skipping {img_path}: not readable", file=sys.stderr)
@@ -380,6 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--start", type=int, default=0, help="skip this many frames of each folder (add new ones only)")
     b.add_argument("--jitter-all", action="store_true", help="move the corners of every copy, the first too")
+    b.add_argument("--no-hands", action="store_true", help="leave out frames with a hand over the table")
     b.add_argument("--what", choices=("all", "checkers", "cube"), default="all",
                    help="cut checker strips, cube windows or both")
     f = sub.add_parser("build-faces", help="cube face crops from labelled frames")

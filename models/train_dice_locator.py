@@ -124,15 +124,24 @@ def frame_dice(label: dict, scale: float) -> tuple[list[list[float]], list[list[
     return pos, ign, ev
 
 
+def frame_lookalikes(label: dict, scale: float) -> np.ndarray:
+    """Boxes (scaled pixels) of what the locator must not take for a die: the cube and the checkers."""
+    out = [[float(v) * scale for v in o["box_xyxy"]] for o in label["objects"]
+           if o.get("kind") in ("cube", "checker") and o.get("box_xyxy") is not None]
+    return np.array(out, np.float32).reshape(-1, 4)
+
+
 def load_folder(folder: Path, cache_dir: Path) -> dict[str, object]:
     """Scaled frames and boxes of one sim folder, cached (re-read when the folder has more frames)."""
     labels = sorted((folder / "frames").glob("*.json"))
     cache = cache_dir / f"dice_locator_{folder.name}_{len(labels)}.npz"
     if cache.is_file():
         d = np.load(cache, allow_pickle=True)
+        names = list(d["names"])
+        looks = [frame_lookalikes(json.loads(Path(str(n)).read_text()), INPUT_SCALE) for n in names]
         return {"images": d["images"], "boxes": list(d["boxes"]), "ignore": list(d["ignore"]),
-                "eval": list(d["eval"]), "names": list(d["names"])}
-    images, boxes, ignore, evals, names = [], [], [], [], []
+                "eval": list(d["eval"]), "names": names, "lookalikes": looks}
+    images, boxes, ignore, evals, names, looks = [], [], [], [], [], []
     t0 = time.time()
     for p in labels:
         lab = json.loads(p.read_text())
@@ -147,6 +156,7 @@ def load_folder(folder: Path, cache_dir: Path) -> dict[str, object]:
         ignore.append(np.array(ign, np.float32).reshape(-1, 4))
         evals.append(np.array(ev, np.float32).reshape(-1, 4))
         names.append(str(p))
+        looks.append(frame_lookalikes(lab, INPUT_SCALE))
     print(f"  {folder.name}: {len(images)} frames ({time.time() - t0:.0f} s)", flush=True)
     cache_dir.mkdir(parents=True, exist_ok=True)
     arr = np.stack(images)
@@ -156,20 +166,28 @@ def load_folder(folder: Path, cache_dir: Path) -> dict[str, object]:
     for i in range(len(boxes)):
         obj[i], ob2[i], ob3[i] = boxes[i], ignore[i], evals[i]
     np.savez(cache, images=arr, boxes=obj, ignore=ob2, eval=ob3, names=np.array(names))
-    return {"images": arr, "boxes": boxes, "ignore": ignore, "eval": evals, "names": names}
+    return {"images": arr, "boxes": boxes, "ignore": ignore, "eval": evals, "names": names, "lookalikes": looks}
 
 
-def sample_window(img: np.ndarray, boxes: np.ndarray, ignore: np.ndarray,
-                  rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A WIN x WIN training window (scale 0.75-1.35, flip, photometric changes) and its boxes."""
+def sample_window(img: np.ndarray, boxes: np.ndarray, ignore: np.ndarray, rng: np.random.Generator,
+                  lookalikes: np.ndarray | None = None, die_share: float = 0.75,
+                  lookalike_share: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A WIN x WIN training window (scale 0.75-1.35, flip, photometric changes) and its boxes:
+    centred near a die (``die_share`` of the windows), near the cube or a checker (``lookalike_share``:
+    hard negatives, the false dice the live pipeline saw), else anywhere."""
     h, w = img.shape[:2]
     s = float(np.exp(rng.uniform(np.log(0.75), np.log(1.35))))
     src = min(WIN / s, h, w)
     s = WIN / src
-    if len(boxes) and rng.random() < 0.75:
+    u = rng.random()
+    if len(boxes) and u < die_share:
         b = boxes[rng.integers(len(boxes))]
         cx = (b[0] + b[2]) / 2 + rng.uniform(-0.4, 0.4) * src
         cy = (b[1] + b[3]) / 2 + rng.uniform(-0.4, 0.4) * src
+    elif lookalikes is not None and len(lookalikes) and u < die_share + lookalike_share:
+        b = lookalikes[rng.integers(len(lookalikes))]
+        cx = (b[0] + b[2]) / 2 + rng.uniform(-0.2, 0.2) * src
+        cy = (b[1] + b[3]) / 2 + rng.uniform(-0.2, 0.2) * src
     else:
         cx, cy = rng.uniform(0, w), rng.uniform(0, h)
     x0 = float(np.clip(cx - src / 2, 0, w - src))
@@ -207,14 +225,16 @@ def sample_window(img: np.ndarray, boxes: np.ndarray, ignore: np.ndarray,
     return np.clip(f, 0, 255).astype(np.uint8), pos, ign
 
 
-def batch(data: list[dict[str, object]], size: int, rng: np.random.Generator) -> tuple[torch.Tensor, ...]:
+def batch(data: list[dict[str, object]], size: int, rng: np.random.Generator, die_share: float = 0.75,
+          lookalike_share: float = 0.0) -> tuple[torch.Tensor, ...]:
     xs, heats, weights, regs, masks = [], [], [], [], []
     g = WIN // STRIDE
     for _ in range(size):
         d = data[rng.integers(len(data))]
         images = d["images"]
         i = int(rng.integers(len(images)))  # type: ignore[arg-type]
-        win, pos, ign = sample_window(images[i], d["boxes"][i], d["ignore"][i], rng)  # type: ignore[index]
+        win, pos, ign = sample_window(images[i], d["boxes"][i], d["ignore"][i], rng,  # type: ignore[index]
+                                      d["lookalikes"][i], die_share, lookalike_share)  # type: ignore[index]
         heat, weight, reg, mask = encode_targets(pos, ign, g, g, STRIDE)
         xs.append(normalise(win)[0])
         heats.append(heat)
@@ -304,6 +324,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="continue from an export of the same network (batch norm folded; kept in inference mode)")
     ap.add_argument("--eval-only", action="store_true", help="only measure --out on the --test folders")
     ap.add_argument("--threshold", type=float, default=None, help="heatmap threshold for --eval-only")
+    ap.add_argument("--die-share", type=float, default=0.6, help="share of windows centred near a die")
+    ap.add_argument("--lookalike-share", type=float, default=0.25,
+                    help="share of windows centred near the cube or a checker (hard negatives)")
     args = ap.parse_args(argv)
     if args.eval_only:
         loc = DiceLocator(args.out) if args.threshold is None else DiceLocator(args.out, threshold=args.threshold)
@@ -322,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         d = load_folder(folder, cache_dir)
         if args.max_frames:
-            for k in ("boxes", "ignore", "eval", "names"):
+            for k in ("boxes", "ignore", "eval", "names", "lookalikes"):
                 d[k] = d[k][: args.max_frames]  # type: ignore[index]
             d["images"] = d["images"][: args.max_frames]  # type: ignore[index]
         data.append(d)
@@ -344,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
             for mod in model.modules():
                 if isinstance(mod, nn.BatchNorm2d):
                     mod.eval()
-        x, heat, weight, reg, mask = batch(data, args.batch, rng)
+        x, heat, weight, reg, mask = batch(data, args.batch, rng, args.die_share, args.lookalike_share)
         out = model(x)
         lh = focal_loss(out[:, 0], heat, weight)
         m = mask.unsqueeze(1)

@@ -252,6 +252,14 @@ class PipelineConfig:
     """Smallest region taken as a hand, as a share of the board (a hand from the far seat looks small)."""
     hand_still_s: float = 0.8
     """A "hand" that has not moved for this long is taken as part of the table (the reference is renewed)."""
+    die_changed_frac: float = 0.15
+    """A die box must differ from the table as last seen quiet on at least this share of its pixels
+    (grey difference above ``die_changed_delta``): a die arrives by a throw, so it is not part of the
+    quiet table; checker edges and the cube, which the locator can mistake for dice, are (0: off)."""
+    die_changed_delta: int = 30
+    hand_memory_s: float = 1.0
+    """No new die where a hand was within this many seconds: a hand puts checkers and the cube down,
+    while thrown dice land away from it."""
 
 
 @dataclass
@@ -292,6 +300,9 @@ class FramePipeline:
         self._dice_where: list[Box] = []
         """Where the dice were last seen (kept while a hand hides them, so the hand is known to be over them)."""
         self._last_motion_t = -math.inf
+        self._hand_seen: npt.NDArray[np.float64] = np.full(self.motion.mask.shape, -math.inf)
+        """Per small-copy pixel, the time a hand last covered it."""
+        self._t = 0.0
         self.frames = 0
         self.recognitions = 0
         self.last_frame_id = -1
@@ -309,6 +320,8 @@ class FramePipeline:
             scores = [float(c) for c in det.confidence]
         hands = Motion(0.0, False, None, self.hand_cue.hand_mask)
         hand_present = bool(np.any(self.hand_cue.hand_mask))
+        recent = self._t - self._hand_seen <= self.config.hand_memory_s
+        hand_lately = Motion(0.0, False, None, np.asarray(recent, dtype=np.uint8))
         cands: list[tuple[bool, float, Box]] = []
         for b, conf in zip(boxes, scores, strict=True):
             box: Box = (b[0], b[1], b[2], b[3])
@@ -316,9 +329,11 @@ class FramePipeline:
                 continue  # part of a hand or of what it carries
             if self.config.dice_locator != "model" and half_of(self.profile, die_board_xy(self.profile, box)) is None:
                 continue  # (the recognizer's locator keeps dice just off the surface: validity judges them)
+            if not self._differs_from_table(image, box):
+                continue  # part of the quiet table (a checker's edge, the cube): not a die that arrived
             known = any(_near(box, old) for old in self._boxes)
-            if hand_present and not known:
-                continue  # dice appear from a throw, not next to a hand that is putting something down
+            if not known and (hand_present or self.motion.changed_in(hand_lately, box) > 0.3):
+                continue  # dice appear from a throw, not where a hand is putting something down
             cands.append((known, conf, box))
         # dice already followed first (a die at rest stays where it is), then the most confident
         prefer = self.config.prefer_followed
@@ -326,6 +341,20 @@ class FramePipeline:
             prefer = self.config.dice_locator == "background"
         cands.sort(key=lambda c: (prefer and not c[0], -c[1]))
         return [c[2] for c in cands[: self.config.max_dice]]
+
+    def _differs_from_table(self, image: U8, box: Box) -> bool:
+        """Whether the box differs from the table as last seen quiet (``die_changed_frac`` of its pixels)."""
+        if self.config.die_changed_frac <= 0 or self._background is None:
+            return True
+        h, w = int(image.shape[0]), int(image.shape[1])
+        x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
+        x1, y1 = min(w, int(math.ceil(box[2]))), min(h, int(math.ceil(box[3])))
+        if x1 <= x0 or y1 <= y0:
+            return False
+        a = np.asarray(image[y0:y1, x0:x1], dtype=np.int16)
+        b = np.asarray(self._background[y0:y1, x0:x1], dtype=np.int16)
+        diff = np.abs(a - b).max(axis=2)
+        return float(np.mean(diff > self.config.die_changed_delta)) >= self.config.die_changed_frac
 
     def _update_background(self, image: U8, boxes: Sequence[Box]) -> None:
         """The quiet table without dice: take the frame, keeping the old pixels under the dice."""
@@ -364,6 +393,9 @@ class FramePipeline:
         motion = self.motion(arr)
         grey = self.hand_cue.small_grey(arr) if self.config.hands else None
         hands = self.hand_cue(grey, self._dice_where) if grey is not None else []
+        self._t = t
+        if hands:
+            self._hand_seen[self.hand_cue.hand_mask > 0] = t
         if motion.moving:
             self._last_motion_t = t
         elif hands and grey is not None and t - self._last_motion_t >= self.config.hand_still_s:

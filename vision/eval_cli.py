@@ -130,6 +130,8 @@ class SimFrame:
     cube_value: int | None
     rolled_half: str | None
     style: str
+    hands: bool = False
+    """A hand is over the table in this frame (the tracker reads the board only without hands)."""
 
 
 def _count_pair(obj: Any, where: str) -> tuple[int, int]:
@@ -196,12 +198,13 @@ def parse_sim_label(path: Path) -> SimFrame:
             raise ValueError(f"cube zone {zone!r} is not one of {', '.join(CUBE_ZONES)}")
         image = path.with_name(str(lab.get("image", path.stem + ".jpg")).split("/")[-1])
         style = str(lab.get("look", {}).get("style", ""))
+        hands = bool(lab.get("look", {}).get("hands"))
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
         raise VisionError(f"{path}: not a simulator frame label ({what}); see docs/sim.md for the layout, "
                           "or regenerate the frame with 'gammonwatch sim frames'") from exc
     return SimFrame(path, image, size, corners, intr, tuple(points), bar, off, tuple(dice), zone, value,
-                    rolled if rolled in ("left", "right") else None, style)
+                    rolled if rolled in ("left", "right") else None, style, hands)
 
 
 def sim_label_files(datasets: Sequence[Path]) -> list[Path]:
@@ -268,6 +271,11 @@ class VisionTally:
     cube_present: int = 0
     cube_value_right: int = 0
     cube_zones: dict[str, dict[str, int]] = field(default_factory=dict)
+    quiet_frames: int = 0
+    """Frames without a hand over the table (what the tracker reads), and their figures."""
+    quiet_points_wrong: int = 0
+    quiet_boards_right: int = 0
+    quiet_cube_right: int = 0
     ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
     part_ms: dict[str, list[float]] = field(default_factory=dict)
@@ -329,6 +337,11 @@ class VisionTally:
             self.cube_value_right += int(value_ok)
         row = self.cube_zones.setdefault(truth.cube_zone, {})
         row[pz] = row.get(pz, 0) + 1
+        if not truth.hands:
+            self.quiet_frames += 1
+            self.quiet_points_wrong += sum(bad)
+            self.quiet_boards_right += int(not any(bad) and bar_ok and off_ok)
+            self.quiet_cube_right += int(zone_ok and value_ok)
 
     def figures(self) -> dict[str, Any]:
         n = max(self.frames, 1)
@@ -350,6 +363,9 @@ class VisionTally:
                 "off_wrong_rate": rate(self.off_wrong, self.frames),
                 "point_error_rate_by_true_count": {str(k): rate(v[1], v[0]) for k, v in sorted(self.by_count.items())},
                 "points_by_true_count": {str(k): v[0] for k, v in sorted(self.by_count.items())},
+                "frames_without_hands": self.quiet_frames,
+                "point_error_rate_without_hands": rate(self.quiet_points_wrong, 24 * self.quiet_frames),
+                "boards_exactly_right_without_hands": rate(self.quiet_boards_right, self.quiet_frames),
             },
             "dice": {
                 "labelled": self.dice_labelled,
@@ -369,6 +385,7 @@ class VisionTally:
                 "value_and_zone_right": rate(self.cube_right, self.frames),
                 "zone_right": rate(self.cube_zone_right, self.frames),
                 "value_right_when_present": rate(self.cube_value_right, self.cube_present),
+                "value_and_zone_right_without_hands": rate(self.quiet_cube_right, self.quiet_frames),
                 "zone_confusion": self.cube_zones,
             },
             "time": {
@@ -404,6 +421,9 @@ def report_lines(fig: dict[str, Any], sources: Sequence[Path]) -> list[str]:
              f"(raw, before the 15-per-colour check: {_pct(c['point_error_rate_raw'])})",
              f"  boards exactly right:  {_pct(c['boards_exactly_right'])} (raw {_pct(c['boards_exactly_right_raw'])})",
              f"  bar wrong: {_pct(c['bar_wrong_rate'])} of frames, trays wrong: {_pct(c['off_wrong_rate'])}",
+             f"  the {c['frames_without_hands']} frames without a hand over the table (what the tracker reads): "
+             f"per-point error {_pct(c['point_error_rate_without_hands'])}, "
+             f"boards exactly right {_pct(c['boards_exactly_right_without_hands'])}",
              "  per-point error by the taller colour's true count: " + ", ".join(
                  f"{k}: {_pct(v)} (n={c['points_by_true_count'][k]})"
                  for k, v in c["point_error_rate_by_true_count"].items()),
@@ -419,6 +439,7 @@ def report_lines(fig: dict[str, Any], sources: Sequence[Path]) -> list[str]:
     lines += ["cube (target: value and zone right >= 99%)",
               f"  value and zone right: {_pct(q['value_and_zone_right'])} (zone {_pct(q['zone_right'])}, "
               f"value when present {_pct(q['value_right_when_present'])})",
+              f"  without a hand over the table: {_pct(q['value_and_zone_right_without_hands'])}",
               "  zones (rows: label, columns: read):"]
     lines += _matrix(q["zone_confusion"], CUBE_ZONES)
     parts = ", ".join(f"{k} {v}" for k, v in t["part_ms_median"].items())

@@ -389,3 +389,38 @@ def test_a_small_change_away_from_the_edges_is_not_a_hand():
     moved = table.copy()
     cv2.circle(moved, (640, 360), 18, (230, 230, 230), -1)  # a checker put down mid-board
     assert cue(cue.small_grey(moved), []) == []
+
+
+class _FixedLocator:
+    """Stands in for the trained locator: it 'finds' the given boxes in every frame."""
+
+    def __init__(self, boxes: list[tuple[float, float, float, float]]) -> None:
+        self.boxes = boxes
+
+    def locate_dice(self, image: Any) -> list[tuple[float, float, float, float]]:
+        return list(self.boxes)
+
+
+def test_a_new_die_must_differ_from_the_quiet_table_and_not_come_from_a_hand():
+    """The locator's false dice (a checker's edge, the cube) are part of the quiet table; a thrown
+    die is not. And no new die where a hand was a moment ago (it put a checker or the cube down)."""
+    from server.pipeline import FramePipeline
+
+    profile = load_profile(CAMERA)
+    static = (600.0, 300.0, 616.0, 316.0)   # something die-like that is part of the table
+    landing = (700.0, 330.0, 716.0, 346.0)  # where a die will land
+    pipe = FramePipeline(profile, recognizer=_FixedLocator([static, landing]))  # type: ignore[arg-type]
+    table = np.full((720, 1280, 3), 90, np.uint8)
+    cv2.rectangle(table, (600, 300), (616, 316), (240, 240, 240), -1)
+    pipe._background = table.copy()  # the table as last seen quiet (set by a recognition in a live run)
+    assert pipe.locate_dice(table) == []  # neither box differs from the table
+    thrown = table.copy()
+    cv2.rectangle(thrown, (700, 330), (716, 346), (250, 250, 250), -1)
+    assert pipe.locate_dice(thrown) == [landing]
+    # the same die put down where a hand was half a second ago is not a new die
+    pipe._hand_seen[:] = -np.inf
+    pipe._hand_seen[int(330 * pipe.motion.scale):int(347 * pipe.motion.scale) + 1,
+                    int(700 * pipe.motion.scale):int(717 * pipe.motion.scale) + 1] = pipe._t - 0.5
+    assert pipe.locate_dice(thrown) == []
+    pipe._hand_seen[:] = pipe._t - 2.0  # long enough ago
+    assert pipe.locate_dice(thrown) == [landing]

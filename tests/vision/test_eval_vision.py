@@ -58,6 +58,12 @@ def test_report_figures_are_computed_from_labels_and_readings(tmp_path: Path, ca
     pairs = _board_truth_and_reading(SAMPLE)
     wrong = sum(t != p for truth, pred in pairs for t, p in zip(truth, pred, strict=True))
     assert fig["checkers"]["point_error_rate"] == pytest.approx(wrong / 96, abs=1e-5)
+    # the split the tracker sees: frames without a hand over the table
+    quiet = [k for k, js in enumerate(sorted(SAMPLE.glob("*.json"))) if not parse_sim_label(js).hands]
+    assert fig["checkers"]["frames_without_hands"] == len(quiet)
+    if quiet:
+        wrong_q = sum(t != p for k in quiet for t, p in zip(*pairs[k], strict=True))
+        assert fig["checkers"]["point_error_rate_without_hands"] == pytest.approx(wrong_q / (24 * len(quiet)), abs=1e-5)
     labelled = sum(len(parse_sim_label(js).dice) for js in sorted(SAMPLE.glob("*.json")))
     assert fig["dice"]["labelled"] == labelled == 8
     assert 0 <= fig["dice"]["matched"] <= min(fig["dice"]["labelled"], fig["dice"]["found"])

@@ -144,9 +144,10 @@ class HandCue:
     edge (the board mask and edge bands of :class:`vision.tracker.MotionDetector`); ``min_frac`` (1.2%
     of the board by default) rather than the tracker's 3%, which a hand from the far seat, small in
     perspective, does not reach. What the hand is
-    over is read at its tip (the changed pixels farthest from its seat's edge): ``bar`` when the tip
-    is on the bar (a bar tap ends a turn, RG19 4.2.3), ``dice`` when it is on a die the pipeline
-    follows, else ``board``.
+    over is read at its tip (the changed pixels farthest from its seat's edge): ``dice`` when the tip
+    is within two die sides of a die the pipeline follows (an arm that reaches over the dice to move
+    checkers beyond them is over the ``board``: it hides the dice without taking them), ``bar`` when
+    the tip is on the bar (a bar tap ends a turn, RG19 4.2.3), else ``board``.
     """
 
     def __init__(self, motion: MotionDetector, profile: CalibrationProfile | None = None, min_frac: float = 0.012) -> None:
@@ -167,7 +168,7 @@ class HandCue:
             cv2.fillPoly(mask, [np.round(quad * motion.scale).astype(np.int32)], 255)
             self.bar_mask = np.asarray(cv2.dilate(mask, np.ones((3, 3), np.uint8)), dtype=np.uint8)
 
-    def _over(self, blob: U8, side: str, motion: Motion, dice_boxes: Sequence[Box]) -> str:
+    def _over(self, blob: U8, side: str, dice_boxes: Sequence[Box]) -> str:
         """What the hand's tip is over: ``bar``, ``dice`` or ``board``."""
         band = self.m.near_band if side == "near" else self.m.far_band
         ys, xs = np.nonzero(blob)
@@ -178,9 +179,11 @@ class HandCue:
         dist = np.hypot(xs - edge[0], ys - edge[1])
         tip = dist >= np.percentile(dist, 97)
         tx, ty = xs[tip], ys[tip]
-        for x0, y0, x1, y1 in dice_boxes:  # the hand covers (part of) the ground around a die it is taking
-            pad = max(x1 - x0, y1 - y0)
-            if self.m.changed_in(motion, (x0 - pad, y0 - pad, x1 + pad, y1 + pad)) > 0.2:
+        sc = self.m.scale
+        for x0, y0, x1, y1 in dice_boxes:  # the fingers are at a die it is taking; an arm reaching over
+            pad = 2.0 * max(x1 - x0, y1 - y0)  # the dice to move checkers has its tip beyond them
+            near = (tx >= (x0 - pad) * sc) & (tx <= (x1 + pad) * sc) & (ty >= (y0 - pad) * sc) & (ty <= (y1 + pad) * sc)
+            if bool(np.any(near)):
                 return "dice"
         if self.bar_mask is not None and float(np.mean(self.bar_mask[ty, tx] > 0)) >= 0.5:
             return "bar"
@@ -220,8 +223,7 @@ class HandCue:
                 continue
             side: Literal["near", "far"] = "near" if near >= far else "far"
             self.hand_mask = np.asarray(cv2.bitwise_or(self.hand_mask, blob), dtype=np.uint8)
-            motion = Motion(frac, True, side, np.asarray(blob, dtype=np.uint8))
-            over = self._over(np.asarray(blob, dtype=np.uint8), side, motion, dice_boxes)
+            over = self._over(np.asarray(blob, dtype=np.uint8), side, dice_boxes)
             if all(h.side != side for h in out):
                 out.append(HandObservation(side, over, touching=True))
         return out
@@ -320,18 +322,28 @@ class FramePipeline:
             scores = [float(c) for c in det.confidence]
         hands = Motion(0.0, False, None, self.hand_cue.hand_mask)
         hand_present = bool(np.any(self.hand_cue.hand_mask))
+        followed = self.tracker.followed_dice()
         recent = self._t - self._hand_seen <= self.config.hand_memory_s
         hand_lately = Motion(0.0, False, None, np.asarray(recent, dtype=np.uint8))
+        # each followed die claims the nearest box within the tracker's gate (a rolling die moves far)
+        gate = self.config.tracker.gate_px
+        pairs = sorted((math.dist(_centre(b), c), i, j) for i, b in enumerate(boxes) for j, c in enumerate(followed))
+        claimed: set[int] = set()
+        taken: set[int] = set()
+        for dist, i, j in pairs:
+            if dist <= gate and i not in claimed and j not in taken:
+                claimed.add(i)
+                taken.add(j)
         cands: list[tuple[bool, float, Box]] = []
-        for b, conf in zip(boxes, scores, strict=True):
+        for k, (b, conf) in enumerate(zip(boxes, scores, strict=True)):
             box: Box = (b[0], b[1], b[2], b[3])
             if self.motion.changed_in(hands, box) > 0.3:
                 continue  # part of a hand or of what it carries
             if self.config.dice_locator != "model" and half_of(self.profile, die_board_xy(self.profile, box)) is None:
                 continue  # (the recognizer's locator keeps dice just off the surface: validity judges them)
-            if not self._differs_from_table(image, box):
+            known = k in claimed or any(_near(box, old) for old in self._boxes)
+            if not known and not self._differs_from_table(image, box):
                 continue  # part of the quiet table (a checker's edge, the cube): not a die that arrived
-            known = any(_near(box, old) for old in self._boxes)
             if not known and (hand_present or self.motion.changed_in(hand_lately, box) > 0.3):
                 continue  # dice appear from a throw, not where a hand is putting something down
             cands.append((known, conf, box))
@@ -340,7 +352,18 @@ class FramePipeline:
         if prefer is None:
             prefer = self.config.dice_locator == "background"
         cands.sort(key=lambda c: (prefer and not c[0], -c[1]))
-        return [c[2] for c in cands[: self.config.max_dice]]
+        # a new die takes a free place: the dice the tracker follows (seen or hidden under an arm) hold theirs
+        free = self.config.max_dice - len(followed)
+        out: list[Box] = []
+        for known, _, box in cands:
+            if len(out) >= self.config.max_dice:
+                break
+            if not known:
+                if free <= 0:
+                    continue
+                free -= 1
+            out.append(box)
+        return out
 
     def _differs_from_table(self, image: U8, box: Box) -> bool:
         """Whether the box differs from the table as last seen quiet (``die_changed_frac`` of its pixels)."""
@@ -363,7 +386,9 @@ class FramePipeline:
             return
         keep = np.zeros(image.shape[:2], dtype=bool)
         h, w = int(image.shape[0]), int(image.shape[1])
-        for x0, y0, x1, y1 in boxes:
+        half = self._die_px[1] / 2  # and where the followed dice are, found in this frame or not
+        around = [(cx - half, cy - half, cx + half, cy + half) for cx, cy in self.tracker.followed_dice()]
+        for x0, y0, x1, y1 in [*boxes, *around]:
             pad = 0.35 * max(x1 - x0, y1 - y0)
             a, b = max(0, int(x0 - pad)), min(w, int(math.ceil(x1 + pad)))
             c, d = max(0, int(y0 - pad)), min(h, int(math.ceil(y1 + pad)))
@@ -459,6 +484,10 @@ def _near(a: Box, b: Box) -> bool:
     """Two boxes of the same die in consecutive looks: centres within one and a half box sides."""
     side = max(a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1])
     return math.dist(((a[0] + a[2]) / 2, (a[1] + a[3]) / 2), ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)) <= 1.5 * side
+
+
+def _centre(box: Sequence[float]) -> tuple[float, float]:
+    return (float(box[0]) + float(box[2])) / 2, (float(box[1]) + float(box[3])) / 2
 
 
 def encode_preview(image: U8, width: int = 640, quality: int = 70) -> tuple[bytes, int, int]:

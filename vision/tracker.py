@@ -291,6 +291,10 @@ class Tracker:
         hand_due = self._now - self._last_recognition_t >= self.config.hand_refresh_s
         return (quiet and (self._dirty or pending or due)) or (bool(self._hands) and hand_due)
 
+    def followed_dice(self) -> list[tuple[float, float]]:
+        """Image centres of the dice followed now (seen, or hidden for a moment), not those lifted."""
+        return [tr.center for tr in self._tracks if not tr.lifted]
+
     def note_motion(self, t: float, moving: bool) -> None:
         """Tell the tracker the table moved at ``t`` (done by :meth:`update` with ``motion``)."""
         if moving:

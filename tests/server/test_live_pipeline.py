@@ -424,3 +424,28 @@ def test_a_new_die_must_differ_from_the_quiet_table_and_not_come_from_a_hand():
     assert pipe.locate_dice(thrown) == []
     pipe._hand_seen[:] = pipe._t - 2.0  # long enough ago
     assert pipe.locate_dice(thrown) == [landing]
+    # two dice followed already (one hidden under an arm now): no third die appears in two-dice play
+    from vision.observation import DieObservation
+
+    pipe.tracker.update(0, 0.0, dice=[DieObservation(np.full(6, 1 / 6), (300.0, 500.0)),
+                                      DieObservation(np.full(6, 1 / 6), (340.0, 500.0))])
+    assert pipe.locate_dice(thrown) == []
+
+
+@pytest.mark.parametrize("die_cm, over", [
+    ((12.0, -7.0), "dice"),    # the fingers are at the die: a hand taking it
+    ((12.0, -15.0), "board"),  # the arm passes over the die on its way to checkers beyond: it hides it
+])
+def test_a_hand_is_over_the_dice_only_when_its_tip_is_at_them(die_cm, over):
+    from server.pipeline import HandCue
+    from vision.tracker import MotionDetector, outer_corners
+
+    profile = load_profile(CAMERA)
+    motion = MotionDetector(profile.image_size, board_polygon=outer_corners(profile.corners))
+    cue = HandCue(motion, profile)
+    (cx, cy), = profile.project(np.array([[die_cm[0], die_cm[1], 0.0]]))
+    die = (cx - 8.0, cy - 8.0, cx + 8.0, cy + 8.0)
+    table = np.full((720, 1280, 3), 90, np.uint8)
+    cue(cue.small_grey(table), [die])
+    hands = cue(cue.small_grey(arm_frame(profile, (12.0, -6.0), "near")), [die])
+    assert [(h.side, h.over) for h in hands] == [("near", over)]

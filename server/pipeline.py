@@ -259,7 +259,7 @@ class PipelineConfig:
     (grey difference above ``die_changed_delta``): a die arrives by a throw, so it is not part of the
     quiet table; checker edges and the cube, which the locator can mistake for dice, are (0: off)."""
     die_changed_delta: int = 30
-    hand_memory_s: float = 1.0
+    hand_memory_s: float = 0.5
     """No new die where a hand was within this many seconds: a hand puts checkers and the cube down,
     while thrown dice land away from it."""
 
@@ -299,6 +299,8 @@ class FramePipeline:
         self._die_px = die_px_range(profile)
         self._background: U8 | None = None
         self._boxes: list[Box] = []
+        self._located: list[Box] = []
+        """Every box the locator gave in the last look, before the filters."""
         self._dice_where: list[Box] = []
         """Where the dice were last seen (kept while a hand hides them, so the hand is known to be over them)."""
         self._last_motion_t = -math.inf
@@ -312,14 +314,16 @@ class FramePipeline:
     # ------------------------------------------------------------------ dice
     def locate_dice(self, image: U8) -> list[Box]:
         """Dice boxes on (or next to) the playing surface, the ``max_dice`` most confident."""
+        boxes: list[Box]
         if self.config.dice_locator == "model":
             found = self.recognizer.locate_dice(image)  # highest score first
-            boxes = [tuple(float(v) for v in b) for b in found]
+            boxes = [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in found]
             scores = [1.0 - i / max(1, len(found)) for i in range(len(found))]
         else:
             det = detect_dice(image, die_px=self._die_px, background=self._background)
             boxes = [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in det.xyxy]
             scores = [float(c) for c in det.confidence]
+        self._located = boxes
         hands = Motion(0.0, False, None, self.hand_cue.hand_mask)
         hand_present = bool(np.any(self.hand_cue.hand_mask))
         followed = self.tracker.followed_dice()
@@ -386,9 +390,11 @@ class FramePipeline:
             return
         keep = np.zeros(image.shape[:2], dtype=bool)
         h, w = int(image.shape[0]), int(image.shape[1])
-        half = self._die_px[1] / 2  # and where the followed dice are, found in this frame or not
+        half = self._die_px[1] / 2  # and where the followed dice are, found in this frame or not, and
         around = [(cx - half, cy - half, cx + half, cy + half) for cx, cy in self.tracker.followed_dice()]
-        for x0, y0, x1, y1 in [*boxes, *around]:
+        for x0, y0, x1, y1 in [*boxes, *around, *self._located]:  # whatever the locator took for a die
+            # (a die held back, e.g. where a hand just was, must still differ from the table later;
+            # a checker's edge taken for a die is unchanged under the kept pixels)
             pad = 0.35 * max(x1 - x0, y1 - y0)
             a, b = max(0, int(x0 - pad)), min(w, int(math.ceil(x1 + pad)))
             c, d = max(0, int(y0 - pad)), min(h, int(math.ceil(y1 + pad)))

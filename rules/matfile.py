@@ -356,7 +356,7 @@ def format_entry(entry: MatEntry) -> str:
     """One entry in the dialect GNU Backgammon writes and imports."""
     if entry.kind is EntryKind.ROLL:
         assert entry.dice is not None
-        dice = f"{entry.dice[0]}{entry.dice[1]}:"
+        dice = f"{max(entry.dice)}{min(entry.dice)}:"  # the higher die first, as GNU Backgammon and XG write
         if entry.play is None:
             return f"{dice} ????"
         return f"{dice} {_steps_text(entry.play)}".rstrip()

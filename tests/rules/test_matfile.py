@@ -150,3 +150,12 @@ def test_crawford_marker_in_the_game_header_is_read() -> None:
     m = loads(text)
     assert m.games[0].crawford_marked and m.games[0].number == 3
     assert not loads(GALAXY).games[0].crawford_marked
+
+
+def test_a_roll_is_written_with_the_higher_die_first() -> None:
+    """GNU Backgammon and XG write "52:", never "25:" (all 17,926 rolls of the real transcripts do);
+    a roll recorded in the order the dice were read is written the same way."""
+    from rules.matfile import EntryKind, MatEntry, Player, format_entry
+
+    entry = MatEntry(EntryKind.ROLL, Player(0), 1, 1, dice=(2, 5), play=None, text="")
+    assert format_entry(entry).startswith("52:")

@@ -81,8 +81,9 @@ def test_finds_the_dice_of_held_out_frames(locator: DiceLocator) -> None:
     """Frames of board-test (seed and board styles never trained on; a flat, an off-board, a leaning,
     an on-checker and an on-die die among the eight). A die counts as found when a box centre lies
     within 6 px of its label's and the box side is within 40% of the label's. The floor is this
-    model's measured result on these frames (5 of 8 found, 1 other box);
-    on the whole held-out set its recall is about 0.70 (models/dice_locator.md)."""
+    model's measured result on these frames (7 of 8 found, 2 other boxes; the session-2 model found
+    5 with 1 other box); on the whole held-out set its recall is 0.82 and its precision 0.71
+    (models/dice_locator.md)."""
     found = false_pos = total = 0
     for label in FRAMES:
         image = cv2.imread(str(label.with_suffix(".jpg")))
@@ -101,8 +102,8 @@ def test_finds_the_dice_of_held_out_frames(locator: DiceLocator) -> None:
                 found += 1
         false_pos += len(got) - len(used)
     assert total == 8
-    assert found >= 5, f"{found} of 8 dice found"
-    assert false_pos <= 1, f"{false_pos} boxes that are no die"
+    assert found >= 7, f"{found} of 8 dice found"
+    assert false_pos <= 2, f"{false_pos} boxes that are no die"
 
 
 @needs_model
@@ -128,9 +129,11 @@ def test_the_recognizer_reports_located_dice_near_the_board() -> None:
     rec = FrameRecognizer(profile)
     image = cv2.imread(str(path.with_suffix(".jpg")))
     boxes = rec.locate_dice(image)
-    # one die flat in the right half, one lying off the board next to it: both reported
-    assert len(boxes) == 2
-    centres = sorted(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes)
-    want = sorted(((d["box_xyxy"][0] + d["box_xyxy"][2]) / 2, (d["box_xyxy"][1] + d["box_xyxy"][3]) / 2)
-                  for d in label_dice(path))
-    assert np.abs(np.array(centres) - np.array(want)).max() <= 4.0
+    # one die flat in the right half, one lying off the board next to it: both reported (and at
+    # most one other box, which the live pipeline's rules must then refuse, decision 0653)
+    centres = np.array([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes])
+    want = [((d["box_xyxy"][0] + d["box_xyxy"][2]) / 2, (d["box_xyxy"][1] + d["box_xyxy"][3]) / 2)
+            for d in label_dice(path)]
+    assert len(want) == 2 and 2 <= len(boxes) <= 3
+    for w in want:
+        assert np.hypot(*(centres - np.array(w)).T).min() <= 4.0, f"no box at the die at {w}"

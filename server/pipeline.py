@@ -150,8 +150,12 @@ class HandCue:
     the tip is on the bar (a bar tap ends a turn, RG19 4.2.3), else ``board``.
     """
 
-    def __init__(self, motion: MotionDetector, profile: CalibrationProfile | None = None, min_frac: float = 0.012) -> None:
+    def __init__(self, motion: MotionDetector, profile: CalibrationProfile | None = None, min_frac: float = 0.012,
+                 bar_hold_s: float = 0.3) -> None:
         self.m = motion
+        self.bar_hold_s = bar_hold_s
+        """How long a tip must stay on the bar to be a tap (RG19 4.2.3), not a checker carried across."""
+        self._bar_since: dict[str, float] = {}
         self.min_frac = min_frac
         """Smallest hand region, as a share of the board (a hand from the far seat looks small)."""
         self.reference: U8 | None = None
@@ -194,7 +198,26 @@ class HandCue:
         small = cv2.resize(image[::m.stride, ::m.stride], m.small, interpolation=cv2.INTER_AREA)
         return np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small, dtype=np.uint8)
 
-    def __call__(self, grey: U8, dice_boxes: Sequence[Box]) -> list[HandObservation]:
+    def __call__(self, grey: U8, dice_boxes: Sequence[Box], t: float | None = None) -> list[HandObservation]:
+        """The hands in this frame (``t``: its time; with it, a tip on the bar counts as a bar tap only
+        once it has stayed there ``bar_hold_s``: a hand carrying a checker across the bar passes over it)."""
+        hands = self._hands(grey, dice_boxes)
+        if t is None:
+            return hands
+        out = []
+        for h in hands:
+            if h.over == "bar":
+                since = self._bar_since.setdefault(h.side, t)
+                if t - since < self.bar_hold_s:
+                    h = HandObservation(h.side, "board", h.touching, h.point)
+            else:
+                self._bar_since.pop(h.side, None)
+            out.append(h)
+        for side in [s for s in self._bar_since if all(h.side != s for h in hands)]:
+            del self._bar_since[side]
+        return out
+
+    def _hands(self, grey: U8, dice_boxes: Sequence[Box]) -> list[HandObservation]:
         m = self.m
         self.hand_mask = np.zeros_like(m.mask)
         if self.reference is None:
@@ -423,7 +446,7 @@ class FramePipeline:
         t0 = time.perf_counter()
         motion = self.motion(arr)
         grey = self.hand_cue.small_grey(arr) if self.config.hands else None
-        hands = self.hand_cue(grey, self._dice_where) if grey is not None else []
+        hands = self.hand_cue(grey, self._dice_where, t) if grey is not None else []
         self._t = t
         if hands:
             self._hand_seen[self.hand_cue.hand_mask > 0] = t

@@ -99,6 +99,10 @@ class TrackerConfig:
     """While hands are over the table, recognise this often (to report what is in hand)."""
     heartbeat_s: float = 1.0
     """A state is emitted at least this often."""
+    pending_hold_s: float = 1.0
+    """When the hands have left and the recognitions show a checker map other than the settled one,
+    no state is emitted until the new map is confirmed (``confirm_frames``), for at most this long:
+    the referee would otherwise see the old position come back for a moment after a move."""
     motion_width: int = 160
     """Width (pixels) of the grey copy used for motion."""
     motion_delta: int = 18
@@ -278,6 +282,7 @@ class Tracker:
         self._now: float = 0.0
         self._clock: dict[str, Any] | None = None
         self._live: tuple[tuple[F64, F64, F64], tuple[tuple[int, ...], ...]] | None = None
+        self._pending_since: float | None = None
 
     # ---------------------------------------------------------------- scheduling of recognition
     @property
@@ -462,6 +467,10 @@ class Tracker:
         self._recent.append(logs)
         key = (maps[0], maps[1], maps[2], maps[3])
         self._maps.append(key)
+        if key == self._settled_map:
+            self._pending_since = None
+        elif self._pending_since is None:
+            self._pending_since = self._now
         if possible and len(self._maps) == cfg.confirm_frames and len(set(self._maps)) == 1 and key != self._settled_map:
             if self._settled_map is not None and key != self._settled_map:
                 # a new map: fuse only the frames that show it
@@ -469,6 +478,7 @@ class Tracker:
                 self._recent.clear()
                 self._recent.extend(recent)
             self._settled_map = key
+            self._pending_since = None
         if key == self._settled_map:
             self._settled = tuple(_fuse([r[k] for r in self._recent]) for k in range(3))  # type: ignore[assignment]
         self._update_cube(board)
@@ -494,6 +504,9 @@ class Tracker:
         dice = [self._die_json(tr, t) for tr in sorted(self._tracks, key=lambda x: x.id)]
         settled_flags = tuple(d.get("rest_s", 0.0) >= cfg.settle_s for d in dice)
         blocked = self._live is not None and any(h.over in BLOCKS_CHECKERS for h in hands)
+        if (not blocked and self._pending_since is not None and not hands
+                and t - self._pending_since < cfg.pending_hold_s):
+            return []  # a new map is being confirmed: the settled one is about to be replaced
         key = (self._live[1] if blocked and self._live is not None else self._settled_map, self._in_hand, _hands_key(hands),
                tuple((d["id"], d["state"], d.get("value"), d.get("reason"), d.get("valid"), d.get("half")) for d in dice),
                settled_flags, None if self._cube is None else (self._cube.value, self._cube.zone),

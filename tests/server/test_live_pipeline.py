@@ -449,3 +449,23 @@ def test_a_hand_is_over_the_dice_only_when_its_tip_is_at_them(die_cm, over):
     cue(cue.small_grey(table), [die])
     hands = cue(cue.small_grey(arm_frame(profile, (12.0, -6.0), "near")), [die])
     assert [(h.side, h.over) for h in hands] == [("near", over)]
+
+
+def test_a_bar_tap_is_a_tip_that_stays_on_the_bar_not_a_checker_carried_across():
+    """RG19 4.2.3: a tap on the bar ends the turn. A hand carrying a checker from one half to the
+    other passes over the bar for a moment; only a tip that stays there bar_hold_s (0.3 s) is a tap."""
+    from server.pipeline import HandCue
+    from vision.tracker import MotionDetector, outer_corners
+
+    profile = load_profile(CAMERA)
+    motion = MotionDetector(profile.image_size, board_polygon=outer_corners(profile.corners))
+    cue = HandCue(motion, profile)
+    table = np.full((720, 1280, 3), 90, np.uint8)
+    cue(cue.small_grey(table), [], 0.0)
+    on_bar = cue.small_grey(arm_frame(profile, (0.0, -5.0), "near"))
+    assert [h.over for h in cue(on_bar, [], 1.0)] == ["board"]   # arriving: could be a carry
+    assert [h.over for h in cue(on_bar, [], 1.2)] == ["board"]
+    assert [h.over for h in cue(on_bar, [], 1.35)] == ["bar"]    # stayed 0.35 s: a tap
+    over_board = cue.small_grey(arm_frame(profile, (12.0, -5.0), "near"))
+    assert [h.over for h in cue(over_board, [], 1.4)] == ["board"]
+    assert [h.over for h in cue(on_bar, [], 1.5)] == ["board"]   # back on the bar: the clock restarts

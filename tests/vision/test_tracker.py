@@ -348,3 +348,27 @@ def test_validity_of_a_resting_die_is_fused_over_its_frames_and_reset_when_it_mo
     moved = DieObservation(np.eye(6)[4], (700.0, 360.0), half="right", valid_p=0.95, reason="flat_board")
     states += t.update(12, 1.2, dice=[moved])
     assert states[-1]["dice"][0]["state"] == "rolling" and "reason" not in states[-1]["dice"][0]
+
+
+def test_after_a_move_the_old_position_does_not_come_back_while_the_new_one_is_confirmed() -> None:
+    """A hand moves a checker; once it has gone, the settled map is replaced only after
+    ``confirm_frames`` agreeing recognitions. Meanwhile no state shows the old position again (the
+    referee would read it as the checkers put back); at most ``pending_hold_s`` of silence."""
+    light_a = [0] * 24
+    dark = [0] * 24
+    light_a[5], light_a[7], dark[18] = 5, 3, 5
+    light_b = list(light_a)
+    light_b[7], light_b[3] = 2, 1  # 8/4
+    t = Tracker(TrackerConfig())
+    out: list[dict[str, Any]] = []
+    for k in range(4):
+        out += t.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light_a, dark), hands=[])
+    assert out and [p["light"] for p in out[-1]["points"]] == light_a
+    hand = [HandObservation("near", "checkers", True)]
+    for k in range(4, 8):
+        out += t.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light_b, dark), hands=hand)
+    after: list[dict[str, Any]] = []
+    for k in range(8, 14):
+        after += t.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light_b, dark), hands=[])
+    assert after, "the new position is reported once confirmed"
+    assert all([p["light"] for p in s["points"]] == light_b for s in after)

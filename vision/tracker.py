@@ -83,6 +83,9 @@ class TrackerConfig:
     """A die unseen this long without a hand over the dice is reported ``lifted``."""
     lift_s: float = 0.1
     """A die unseen this long after a hand was over the dice is ``lifted``."""
+    hand_gone_s: float = 0.3
+    """A die hidden while a hand (not reaching for the dice) was over the table is ``lifted`` when
+    the hands have been gone this long and it is still not seen."""
     hand_hold_s: float = 0.1
     """A hand stays reported this long after its last sighting (bridges a detector's dropouts)."""
     value_temper: float = 0.5
@@ -244,6 +247,7 @@ class _DieTrack:
     half: str | None = None
     lifted: bool = False
     hand_since_seen: bool = False
+    hidden_by_hand: bool = False
     moving: bool = False
 
     def reset_reading(self) -> None:
@@ -283,6 +287,7 @@ class Tracker:
         self._clock: dict[str, Any] | None = None
         self._live: tuple[tuple[F64, F64, F64], tuple[tuple[int, ...], ...]] | None = None
         self._pending_since: float | None = None
+        self._last_hand_t: float = -math.inf
 
     # ---------------------------------------------------------------- scheduling of recognition
     @property
@@ -341,6 +346,8 @@ class Tracker:
 
     # ---------------------------------------------------------------- hands
     def _update_hands(self, t: float, hands: Sequence[HandObservation]) -> None:
+        if hands:
+            self._last_hand_t = t
         for h in hands:
             self._hands[(h.side, h.over, h.touching, h.point)] = (h, t)
         keep = self.config.hand_hold_s
@@ -388,8 +395,15 @@ class Tracker:
                 continue
             if any(h.over == "dice" for h in hands):
                 tr.hand_since_seen = True
+            if hands:
+                tr.hidden_by_hand = True
             unseen = t - tr.last_seen
-            if (tr.hand_since_seen and unseen >= cfg.lift_s) or unseen >= cfg.hidden_keep_s:
+            # a hand reached for the dice (its tip at them): lifted at once; any other hand that was
+            # over the table while the die is out of sight: lifted once the hands have been gone
+            # ``hand_gone_s`` and the die is still not there (an arm passing over it hides it only)
+            gone = not hands and t - self._last_hand_t >= cfg.hand_gone_s
+            if ((tr.hand_since_seen and unseen >= cfg.lift_s) or (tr.hidden_by_hand and gone and unseen >= cfg.lift_s)
+                    or unseen >= cfg.hidden_keep_s):
                 tr.lifted = True
                 tr.reset_reading()
         self._tracks = self._tracks[:4]
@@ -406,6 +420,7 @@ class Tracker:
         tr.center = d.center_px
         tr.last_seen = t
         tr.hand_since_seen = False
+        tr.hidden_by_hand = False
         tr.lifted = False
         tr.half = d.half
         tr.moving = moved
@@ -452,6 +467,7 @@ class Tracker:
             # the settled map is frozen; the state shows this view, and what is missing from it is in a hand
             seen = [sum(maps[0]) + maps[2][0] + maps[3][0], sum(maps[1]) + maps[2][1] + maps[3][1]]
             self._maps.clear()
+            self._pending_since = self._now  # what the hand did is known once it has gone
             if max(seen) <= cfg.checkers_per_colour:
                 self._in_hand = (cfg.checkers_per_colour - seen[0], cfg.checkers_per_colour - seen[1])
                 self._live = ((board.point_p, board.bar_p, board.off_p), maps)

@@ -208,7 +208,7 @@ class HandCue:
         for h in hands:
             if h.over == "bar":
                 since = self._bar_since.setdefault(h.side, t)
-                if t - since < self.bar_hold_s:
+                if t - since < self.bar_hold_s - 1e-6:
                     h = HandObservation(h.side, "board", h.touching, h.point)
             else:
                 self._bar_since.pop(h.side, None)

@@ -465,7 +465,7 @@ def test_a_bar_tap_is_a_tip_that_stays_on_the_bar_not_a_checker_carried_across()
     on_bar = cue.small_grey(arm_frame(profile, (0.0, -5.0), "near"))
     assert [h.over for h in cue(on_bar, [], 1.0)] == ["board"]   # arriving: could be a carry
     assert [h.over for h in cue(on_bar, [], 1.2)] == ["board"]
-    assert [h.over for h in cue(on_bar, [], 1.35)] == ["bar"]    # stayed 0.35 s: a tap
+    assert [h.over for h in cue(on_bar, [], 1.3)] == ["bar"]     # stayed 0.3 s (three frames at 10 fps): a tap
     over_board = cue.small_grey(arm_frame(profile, (12.0, -5.0), "near"))
     assert [h.over for h in cue(over_board, [], 1.4)] == ["board"]
     assert [h.over for h in cue(on_bar, [], 1.5)] == ["board"]   # back on the bar: the clock restarts

@@ -185,7 +185,7 @@ class HandCue:
         tx, ty = xs[tip], ys[tip]
         sc = self.m.scale
         for x0, y0, x1, y1 in dice_boxes:  # the fingers are at a die it is taking; an arm reaching over
-            pad = 2.0 * max(x1 - x0, y1 - y0)  # the dice to move checkers has its tip beyond them
+            pad = 1.0 * max(x1 - x0, y1 - y0)  # the dice to move checkers has its tip beyond them
             near = (tx >= (x0 - pad) * sc) & (tx <= (x1 + pad) * sc) & (ty >= (y0 - pad) * sc) & (ty <= (y1 + pad) * sc)
             if bool(np.any(near)):
                 return "dice"
@@ -469,7 +469,8 @@ class FramePipeline:
             try:
                 reading = self.recognizer.read_board(arr)
                 counts = [a + b for a, b in reading.point_counts()]
-                found, verdicts = self.recognizer.read_dice(arr, boxes, counts, None, timings)
+                seen = [b for b in boxes if not self._hand_next_to(b)]  # half-hidden by a hand: not read
+                found, verdicts = self.recognizer.read_dice(arr, seen, counts, None, timings)
             except Exception as exc:  # noqa: BLE001 - a model failure must not stop a live table
                 raise PipelineError(f"frame {frame_id}: recognition failed: {exc!r}") from exc
             recognition = Recognition(reading, tuple(found), tuple(verdicts), timings)
@@ -483,8 +484,11 @@ class FramePipeline:
                     self.hand_cue.settle(grey)
         elif motion.moving:
             boxes = self.locate_dice(arr)
-            dice = self._moving_dice(boxes)
-            die_motion = [self.motion.changed_in(motion, b) > 0.2 for b in boxes]
+            # a die with a hand next to it (a checker carried past, fingers over it) is half hidden:
+            # its box shifts and changes without the die moving, so it is not looked at this frame
+            seen = [b for b in boxes if not self._hand_next_to(b)]
+            dice = self._moving_dice(seen)
+            die_motion = [self.motion.changed_in(motion, b) > 0.2 for b in seen]
             self._set_boxes(boxes, hands)
         t1 = time.perf_counter()
         states = tr.update(frame_id, t, dice=dice, board=board, hands=hands if self.config.hands else None,
@@ -498,6 +502,12 @@ class FramePipeline:
         self.last_frame_id = frame_id
         return FrameResult(frame_id, t, states, recognition is not None, motion.moving, hands, list(self._boxes),
                            timings, recognition)
+
+    def _hand_next_to(self, box: Box) -> bool:
+        """A hand's region reaches within one box side of the box."""
+        pad = max(box[2] - box[0], box[3] - box[1])
+        hands = Motion(0.0, False, None, self.hand_cue.hand_mask)
+        return self.motion.changed_in(hands, (box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad)) > 0.0
 
     def _set_boxes(self, boxes: list[Box], hands: list[HandObservation]) -> None:
         self._boxes = boxes

@@ -469,3 +469,20 @@ def test_a_bar_tap_is_a_tip_that_stays_on_the_bar_not_a_checker_carried_across()
     over_board = cue.small_grey(arm_frame(profile, (12.0, -5.0), "near"))
     assert [h.over for h in cue(over_board, [], 1.4)] == ["board"]
     assert [h.over for h in cue(on_bar, [], 1.5)] == ["board"]   # back on the bar: the clock restarts
+
+
+def test_a_die_with_a_hand_next_to_it_is_not_looked_at():
+    """A hand carrying a checker past a resting die shifts its box without the die moving; the
+    pipeline does not pass such a die to the tracker that frame (it was read as a new roll)."""
+    from server.pipeline import FramePipeline
+
+    profile = load_profile(CAMERA)
+    die = (700.0, 330.0, 716.0, 346.0)
+    pipe = FramePipeline(profile, recognizer=_FixedLocator([die]))  # type: ignore[arg-type]
+    s = pipe.motion.scale
+    assert not pipe._hand_next_to(die)
+    pipe.hand_cue.hand_mask[int(300 * s):int(320 * s), int(720 * s):int(740 * s)] = 255  # a hand beside it
+    assert pipe._hand_next_to(die)
+    pipe.hand_cue.hand_mask[:] = 0
+    pipe.hand_cue.hand_mask[int(500 * s):, int(1000 * s):] = 255  # a hand far away
+    assert not pipe._hand_next_to(die)

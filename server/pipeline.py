@@ -323,6 +323,8 @@ class FramePipeline:
         self._background: U8 | None = None
         self._boxes: list[Box] = []
         self._located: list[Box] = []
+        self._located_since: dict[tuple[int, int], float] = {}
+        """When each located box (by its centre on an 8 px grid) was first seen there."""
         """Every box the locator gave in the last look, before the filters."""
         self._dice_where: list[Box] = []
         """Where the dice were last seen (kept while a hand hides them, so the hand is known to be over them)."""
@@ -347,6 +349,11 @@ class FramePipeline:
             boxes = [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in det.xyxy]
             scores = [float(c) for c in det.confidence]
         self._located = boxes
+        seen_since = {}
+        for b in boxes:  # how long each located box has been where it is
+            key = (round(_centre(b)[0] / 8), round(_centre(b)[1] / 8))
+            seen_since[key] = self._located_since.get(key, self._t)
+        self._located_since = seen_since
         hands = Motion(0.0, False, None, self.hand_cue.hand_mask)
         hand_present = bool(np.any(self.hand_cue.hand_mask))
         followed = self.tracker.followed_dice()
@@ -392,9 +399,10 @@ class FramePipeline:
             out.append(box)
         return out
 
-    def _differs_from_table(self, image: U8, box: Box) -> bool:
+    def _differs_from_table(self, image: U8, box: Box, frac: float | None = None) -> bool:
         """Whether the box differs from the table as last seen quiet (``die_changed_frac`` of its pixels)."""
-        if self.config.die_changed_frac <= 0 or self._background is None:
+        need = self.config.die_changed_frac if frac is None else frac
+        if need <= 0 or self._background is None:
             return True
         h, w = int(image.shape[0]), int(image.shape[1])
         x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
@@ -404,7 +412,7 @@ class FramePipeline:
         a = np.asarray(image[y0:y1, x0:x1], dtype=np.int16)
         b = np.asarray(self._background[y0:y1, x0:x1], dtype=np.int16)
         diff = np.abs(a - b).max(axis=2)
-        return float(np.mean(diff > self.config.die_changed_delta)) >= self.config.die_changed_frac
+        return float(np.mean(diff > self.config.die_changed_delta)) >= need
 
     def _update_background(self, image: U8, boxes: Sequence[Box]) -> None:
         """The quiet table without dice: take the frame, keeping the old pixels under the dice."""
@@ -415,9 +423,11 @@ class FramePipeline:
         h, w = int(image.shape[0]), int(image.shape[1])
         half = self._die_px[1] / 2  # and where the followed dice are, found in this frame or not, and
         around = [(cx - half, cy - half, cx + half, cy + half) for cx, cy in self.tracker.followed_dice()]
-        for x0, y0, x1, y1 in [*boxes, *around, *self._located]:  # whatever the locator took for a die
-            # (a die held back, e.g. where a hand just was, must still differ from the table later;
-            # a checker's edge taken for a die is unchanged under the kept pixels)
+        held = [b for b in self._located  # whatever the locator took for a die, for a moment: a die held
+                # back (where a hand just was) must still differ from the table later; something
+                # located at the same place for 2 s that is no die (a checker put there) joins the table
+                if self._t - self._located_since.get((round(_centre(b)[0] / 8), round(_centre(b)[1] / 8)), self._t) < 2.0]
+        for x0, y0, x1, y1 in [*boxes, *around, *held]:
             pad = 0.35 * max(x1 - x0, y1 - y0)
             a, b = max(0, int(x0 - pad)), min(w, int(math.ceil(x1 + pad)))
             c, d = max(0, int(y0 - pad)), min(h, int(math.ceil(y1 + pad)))
@@ -487,6 +497,7 @@ class FramePipeline:
             # a die with a hand next to it (a checker carried past, fingers over it) is half hidden:
             # its box shifts and changes without the die moving, so it is not looked at this frame
             seen = [b for b in boxes if not self._hand_next_to(b)]
+            self._note_gone(arr, boxes)
             dice = self._moving_dice(seen)
             die_motion = [self.motion.changed_in(motion, b) > 0.2 for b in seen]
             self._set_boxes(boxes, hands)
@@ -502,6 +513,19 @@ class FramePipeline:
         self.last_frame_id = frame_id
         return FrameResult(frame_id, t, states, recognition is not None, motion.moving, hands, list(self._boxes),
                            timings, recognition)
+
+    def _note_gone(self, image: U8, boxes: Sequence[Box]) -> None:
+        """Followed dice not found this frame whose spot shows the bare table again (the copy kept
+        from before they arrived) were taken: a hand from the far seat can be too small to be seen."""
+        if self._background is None:
+            return
+        side = sum(self._die_px) / 2
+        for c in self.tracker.followed_dice():
+            spot: Box = (c[0] - side / 2, c[1] - side / 2, c[0] + side / 2, c[1] + side / 2)
+            if any(math.dist(_centre(b), c) <= side for b in boxes) or self._hand_next_to(spot):
+                continue
+            if not self._differs_from_table(image, spot, frac=0.05):
+                self.tracker.mark_gone(c)
 
     def _hand_next_to(self, box: Box) -> bool:
         """A hand's region reaches within one box side of the box."""

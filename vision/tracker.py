@@ -301,6 +301,17 @@ class Tracker:
         hand_due = self._now - self._last_recognition_t >= self.config.hand_refresh_s
         return (quiet and (self._dirty or pending or due)) or (bool(self._hands) and hand_due)
 
+    def mark_gone(self, centre: tuple[float, float]) -> None:
+        """The followed die nearest ``centre`` is gone (its spot shows the bare table again): it was
+        taken, by a hand the hand detector may not have seen. It is ``lifted`` from this frame on."""
+        live = [tr for tr in self._tracks if not tr.lifted]
+        if not live:
+            return
+        tr = min(live, key=lambda x: math.dist(x.center, centre))
+        if math.dist(tr.center, centre) <= 1.0:
+            tr.lifted = True
+            tr.reset_reading()
+
     def followed_dice(self) -> list[tuple[float, float]]:
         """Image centres of the dice followed now (seen, or hidden for a moment), not those lifted."""
         return [tr.center for tr in self._tracks if not tr.lifted]

@@ -486,3 +486,22 @@ def test_a_die_with_a_hand_next_to_it_is_not_looked_at():
     pipe.hand_cue.hand_mask[:] = 0
     pipe.hand_cue.hand_mask[int(500 * s):, int(1000 * s):] = 255  # a hand far away
     assert not pipe._hand_next_to(die)
+
+
+def test_a_followed_die_whose_spot_shows_the_bare_table_again_was_taken():
+    """A hand from the far seat can be too small to be seen; a die that is not found and whose spot
+    looks like the table before it arrived was taken (lifted), one still there was not."""
+    from server.pipeline import FramePipeline
+    from vision.observation import DieObservation
+
+    profile = load_profile(CAMERA)
+    pipe = FramePipeline(profile, recognizer=_FixedLocator([]))  # type: ignore[arg-type]
+    table = np.full((720, 1280, 3), 90, np.uint8)
+    pipe._background = table.copy()
+    with_die = table.copy()
+    cv2.rectangle(with_die, (700, 330), (716, 346), (250, 250, 250), -1)
+    pipe.tracker.update(0, 0.0, dice=[DieObservation(np.eye(6)[2], (708.0, 338.0))])
+    pipe._note_gone(with_die, [])  # not located this frame, but it is still there
+    assert pipe.tracker.followed_dice() == [(708.0, 338.0)]
+    pipe._note_gone(table, [])  # its spot is bare again
+    assert pipe.tracker.followed_dice() == []

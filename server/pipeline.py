@@ -323,8 +323,8 @@ class FramePipeline:
         self._background: U8 | None = None
         self._boxes: list[Box] = []
         self._located: list[Box] = []
-        self._located_since: dict[tuple[int, int], float] = {}
-        """When each located box (by its centre on an 8 px grid) was first seen there."""
+        self._located_since: dict[tuple[int, int], tuple[float, float]] = {}
+        """When the locator first and last gave a box at each place (its centre on an 8 px grid)."""
         """Every box the locator gave in the last look, before the filters."""
         self._dice_where: list[Box] = []
         """Where the dice were last seen (kept while a hand hides them, so the hand is known to be over them)."""
@@ -349,11 +349,12 @@ class FramePipeline:
             boxes = [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in det.xyxy]
             scores = [float(c) for c in det.confidence]
         self._located = boxes
-        seen_since = {}
-        for b in boxes:  # how long each located box has been where it is
-            key = (round(_centre(b)[0] / 8), round(_centre(b)[1] / 8))
-            seen_since[key] = self._located_since.get(key, self._t)
-        self._located_since = seen_since
+        # how long the locator has been firing at each place (kept 1 s through missed frames)
+        spots = {k: v for k, v in self._located_since.items() if self._t - v[1] <= 1.0}
+        for b in boxes:
+            key = _spot(b)
+            spots[key] = (spots.get(key, (self._t, self._t))[0], self._t)
+        self._located_since = spots
         hands = Motion(0.0, False, None, self.hand_cue.hand_mask)
         hand_present = bool(np.any(self.hand_cue.hand_mask))
         followed = self.tracker.followed_dice()
@@ -375,7 +376,9 @@ class FramePipeline:
                 continue  # part of a hand or of what it carries
             if self.config.dice_locator != "model" and half_of(self.profile, die_board_xy(self.profile, box)) is None:
                 continue  # (the recognizer's locator keeps dice just off the surface: validity judges them)
-            known = k in claimed or any(_near(box, old) for old in self._boxes)
+            known = k in claimed  # (each followed die claims one box: a second box near it is new)
+            if not known and self._static(box):
+                continue  # found at this place for 2 s, before any throw: something on the table
             if not known and not self._differs_from_table(image, box):
                 continue  # part of the quiet table (a checker's edge, the cube): not a die that arrived
             if not known and (hand_present or self.motion.changed_in(hand_lately, box) > 0.3):
@@ -398,6 +401,11 @@ class FramePipeline:
                 free -= 1
             out.append(box)
         return out
+
+    def _static(self, box: Box) -> bool:
+        """The locator has given a box at this place for 2 s or more (with at most 1 s missed)."""
+        first_last = self._located_since.get(_spot(box))
+        return first_last is not None and self._t - first_last[0] >= 2.0
 
     def _differs_from_table(self, image: U8, box: Box, frac: float | None = None) -> bool:
         """Whether the box differs from the table as last seen quiet (``die_changed_frac`` of its pixels)."""
@@ -426,7 +434,7 @@ class FramePipeline:
         held = [b for b in self._located  # whatever the locator took for a die, for a moment: a die held
                 # back (where a hand just was) must still differ from the table later; something
                 # located at the same place for 2 s that is no die (a checker put there) joins the table
-                if self._t - self._located_since.get((round(_centre(b)[0] / 8), round(_centre(b)[1] / 8)), self._t) < 2.0]
+                if not self._static(b)]
         for x0, y0, x1, y1 in [*boxes, *around, *held]:
             pad = 0.35 * max(x1 - x0, y1 - y0)
             a, b = max(0, int(x0 - pad)), min(w, int(math.ceil(x1 + pad)))
@@ -543,10 +551,10 @@ class FramePipeline:
         return [{"box": [round(v, 1) for v in b], "label": "die", "confidence": 1.0} for b in self._boxes]
 
 
-def _near(a: Box, b: Box) -> bool:
-    """Two boxes of the same die in consecutive looks: centres within one and a half box sides."""
-    side = max(a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1])
-    return math.dist(((a[0] + a[2]) / 2, (a[1] + a[3]) / 2), ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)) <= 1.5 * side
+def _spot(box: Sequence[float]) -> tuple[int, int]:
+    """A box's place: its centre on an 8 px grid."""
+    c = _centre(box)
+    return round(c[0] / 8), round(c[1] / 8)
 
 
 def _centre(box: Sequence[float]) -> tuple[float, float]:

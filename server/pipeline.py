@@ -145,7 +145,7 @@ class HandCue:
     of the board by default) rather than the tracker's 3%, which a hand from the far seat, small in
     perspective, does not reach. What the hand is
     over is read at its tip (the changed pixels farthest from its seat's edge): ``dice`` when the tip
-    is within two die sides of a die the pipeline follows (an arm that reaches over the dice to move
+    is within one die side of a die the pipeline follows (an arm that reaches over the dice to move
     checkers beyond them is over the ``board``: it hides the dice without taking them), ``bar`` when
     the tip is on the bar (a bar tap ends a turn, RG19 4.2.3), else ``board``.
     """
@@ -185,7 +185,7 @@ class HandCue:
         tx, ty = xs[tip], ys[tip]
         sc = self.m.scale
         for x0, y0, x1, y1 in dice_boxes:  # the fingers are at a die it is taking; an arm reaching over
-            pad = 1.0 * max(x1 - x0, y1 - y0)  # the dice to move checkers has its tip beyond them
+            pad = max(x1 - x0, y1 - y0)  # the dice to move checkers has its tip beyond them
             near = (tx >= (x0 - pad) * sc) & (tx <= (x1 + pad) * sc) & (ty >= (y0 - pad) * sc) & (ty <= (y1 + pad) * sc)
             if bool(np.any(near)):
                 return "dice"
@@ -235,7 +235,6 @@ class HandCue:
         n, labels, stats, _ = cv2.connectedComponentsWithStats(self.changed, connectivity=8)
         least = self.min_frac * m.mask_count
         out: list[HandObservation] = []
-        self.hand_mask = np.zeros_like(m.mask)
         for i in range(1, n):
             if stats[i, cv2.CC_STAT_AREA] < least:
                 continue
@@ -323,9 +322,9 @@ class FramePipeline:
         self._background: U8 | None = None
         self._boxes: list[Box] = []
         self._located: list[Box] = []
+        """Every box the locator gave in the last look, before the filters."""
         self._located_since: dict[tuple[int, int], tuple[float, float]] = {}
         """When the locator first and last gave a box at each place (its centre on an 8 px grid)."""
-        """Every box the locator gave in the last look, before the filters."""
         self._dice_where: list[Box] = []
         """Where the dice were last seen (kept while a hand hides them, so the hand is known to be over them)."""
         self._last_motion_t = -math.inf
@@ -446,7 +445,7 @@ class FramePipeline:
         out = []
         for b in boxes:
             half = half_of(self.profile, die_board_xy(self.profile, b))
-            out.append(DieObservation(UNIFORM, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), b, half, "rolling"))
+            out.append(DieObservation(UNIFORM, _centre(b), b, half, "rolling"))
         return out
 
     # ------------------------------------------------------------------ one frame

@@ -401,6 +401,10 @@ class Tracker:
                 self._tracks.append(tr)
             # before the first state the stream starts with the die lying there: not a throw
             self._sight(tr, d, t, moved=started)
+        # a hand reached for the dice (its tip at them): lifted at once; any other hand that was over
+        # the table while a die is out of sight: lifted once the hands have been gone ``hand_gone_s``
+        # and the die is still not there (an arm passing over it hides it only)
+        gone = not hands and t - self._last_hand_t >= cfg.hand_gone_s
         for tr in self._tracks:
             if tr.lifted or tr.last_seen == t:
                 continue
@@ -409,10 +413,6 @@ class Tracker:
             if hands:
                 tr.hidden_by_hand = True
             unseen = t - tr.last_seen
-            # a hand reached for the dice (its tip at them): lifted at once; any other hand that was
-            # over the table while the die is out of sight: lifted once the hands have been gone
-            # ``hand_gone_s`` and the die is still not there (an arm passing over it hides it only)
-            gone = not hands and t - self._last_hand_t >= cfg.hand_gone_s
             if ((tr.hand_since_seen and unseen >= cfg.lift_s) or (tr.hidden_by_hand and gone and unseen >= cfg.lift_s)
                     or unseen >= cfg.hidden_keep_s):
                 tr.lifted = True
@@ -474,9 +474,9 @@ class Tracker:
     def _update_board(self, board: TableObservation, hands: list[HandObservation]) -> None:
         cfg = self.config
         maps = (tuple(board.counts("light")), tuple(board.counts("dark")), board.bar, board.off)
+        seen = [sum(maps[0]) + maps[2][0] + maps[3][0], sum(maps[1]) + maps[2][1] + maps[3][1]]
         if any(h.over in BLOCKS_CHECKERS for h in hands):
             # the settled map is frozen; the state shows this view, and what is missing from it is in a hand
-            seen = [sum(maps[0]) + maps[2][0] + maps[3][0], sum(maps[1]) + maps[2][1] + maps[3][1]]
             self._maps.clear()
             self._pending_since = self._now  # what the hand did is known once it has gone
             if max(seen) <= cfg.checkers_per_colour:
@@ -485,7 +485,6 @@ class Tracker:
             return
         self._in_hand = (0, 0)
         self._live = None
-        seen = [sum(maps[0]) + maps[2][0] + maps[3][0], sum(maps[1]) + maps[2][1] + maps[3][1]]
         # more checkers of a colour than a set has is a misread, never a map to adopt (the referee
         # would refuse the state); like any other disagreeing recognition it breaks a run
         possible = max(seen) <= cfg.checkers_per_colour

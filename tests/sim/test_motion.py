@@ -12,6 +12,15 @@ import pytest
 pytest.importorskip("pybullet")
 
 
+def referee_lines(tmp_path: Path, lines: list[str], match: object) -> dict:
+    """``sim.video.referee_check`` on a stream given as JSON lines (written to a file, as it reads one)."""
+    from sim.video import referee_check
+
+    path = tmp_path / "stream.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return referee_check(path, match)
+
+
 def test_value_fix_puts_any_wanted_value_on_top_of_any_resting_die():
     import pybullet as pb
 
@@ -77,19 +86,14 @@ def test_hand_path_starts_at_the_seat_edge_and_carries_between_times():
     assert mid[2] > (edge[2] + 3.0) / 2  # an arc, not a straight line through the rail
 
 
-def test_random_short_match_ends_in_a_resignation_the_referee_records():
+def test_random_short_match_ends_in_a_resignation_the_referee_records(tmp_path):
     from sim.script import ScriptOptions, script_lines
-    from sim.video import random_match, referee_check
+    from sim.video import random_match
 
     match = random_match(np.random.default_rng(3), rolls=6)
     entries = match.games[0].entries
     assert [e.kind.value for e in entries] == ["roll"] * 6 + ["win"]
-    path = Path(__file__).parent / "_tmp_stream.jsonl"
-    try:
-        path.write_text("\n".join(script_lines(match, ScriptOptions(step_s=0.3))) + "\n")
-        result = referee_check(path, match)
-    finally:
-        path.unlink(missing_ok=True)
+    result = referee_lines(tmp_path, list(script_lines(match, ScriptOptions(step_s=0.3))), match)
     assert result["reproduced"], result
     assert result["entries_compared"] == 7 and result["alerts"] == []
 
@@ -165,10 +169,10 @@ def test_iter_frames_streams_a_rolling_throw_then_dice_at_rest_and_a_hand():
     assert sorted(d["value"] for d in states[rest[0]]["dice"]) == [1, 3]
 
 
-def test_four_dice_with_idle_pairs_reproduce_the_transcript_through_the_referee():
+def test_four_dice_with_idle_pairs_reproduce_the_transcript_through_the_referee(tmp_path):
     from rules.referee.setup import DiceMode, EndSignal
     from sim.script import ScriptOptions, script_match
-    from sim.video import random_match, referee_check
+    from sim.video import random_match
 
     match = random_match(np.random.default_rng(5), rolls=5)
     opts = ScriptOptions(step_s=0.3, dice_mode=DiceMode.FOUR, end_signal=EndSignal.LIFT_DICE, idle_dice=True)
@@ -183,14 +187,9 @@ def test_four_dice_with_idle_pairs_reproduce_the_transcript_through_the_referee(
         assert len(live) <= 2
     later = [s for s in states[40:] if any(d["state"] == "at_rest" for d in s["dice"])]
     assert later and all(len({d["owner"] for d in s["dice"] if d["state"] == "at_rest"}) == 1 for s in later)
-    path = Path(__file__).parent / "_tmp_four.jsonl"
     import json
 
-    try:
-        path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
-        result = referee_check(path, match)
-    finally:
-        path.unlink(missing_ok=True)
+    result = referee_lines(tmp_path, [json.dumps(r) for r in records], match)
     assert result["reproduced"] and result["alerts"] == [], result
 
 
@@ -253,10 +252,10 @@ def test_physical_pipeline_without_pixels_reproduces_the_transcript_and_a_cocked
     assert info["summary"]["throws"] == 5 and info["summary"]["throws_placed_instead"] == 0
 
 
-def test_four_dice_video_puts_the_idle_pair_in_its_owners_side_of_the_left_tray(monkeypatch):
+def test_four_dice_video_puts_the_idle_pair_in_its_owners_side_of_the_left_tray(monkeypatch, tmp_path):
     from rules.referee.setup import DiceMode, EndSignal
     from sim.script import ScriptOptions
-    from sim.video import StateRenderer, iter_frames, random_match, referee_check
+    from sim.video import StateRenderer, iter_frames, random_match
 
     seen: list[dict[int, np.ndarray]] = []
 
@@ -282,12 +281,7 @@ def test_four_dice_video_puts_the_idle_pair_in_its_owners_side_of_the_left_tray(
         assert x_lo - spec["tray"] - 0.01 < p[0] < x_lo + 0.01  # inside the left tray
         assert (p[1] < 0) == (k < 2)  # light's pair on the near side, dark's on the far side
     assert info["summary"]["throws"] == 3  # the opening and two rolls
-    path = Path(__file__).parent / "_tmp_four_video.jsonl"
     import json
 
-    try:
-        path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
-        result = referee_check(path, match)
-    finally:
-        path.unlink(missing_ok=True)
+    result = referee_lines(tmp_path, [json.dumps(r) for r in records], match)
     assert result["reproduced"] and result["alerts"] == [], result

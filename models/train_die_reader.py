@@ -59,21 +59,23 @@ MIN_VISIBLE_TRAIN = 0.3
 
 
 class DieNet(nn.Module):
-    """About 80k parameters, ~11 M multiply-adds per 48x48 crop."""
+    """About 80k parameters, ~11 M multiply-adds per 48x48 crop at ``width`` 1; ``width`` multiplies
+    every layer's channels (parameters and multiply-adds grow as its square)."""
 
-    def __init__(self) -> None:
+    def __init__(self, width: int = 1) -> None:
         super().__init__()
+        c1, c2, c3, c4 = 12 * width, 24 * width, 48 * width, 96 * width
 
         def block(cin: int, cout: int) -> list[nn.Module]:
             return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
 
         self.features = nn.Sequential(
-            *block(3, 12), nn.MaxPool2d(2),  # 24
-            *block(12, 24), *block(24, 24), nn.MaxPool2d(2),  # 12
-            *block(24, 48), *block(48, 48), nn.MaxPool2d(2),  # 6
-            *block(48, 96),
+            *block(3, c1), nn.MaxPool2d(2),  # 24
+            *block(c1, c2), *block(c2, c2), nn.MaxPool2d(2),  # 12
+            *block(c2, c3), *block(c3, c3), nn.MaxPool2d(2),  # 6
+            *block(c3, c4),
         )
-        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(96, 6))
+        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(c4, 6))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = self.features(x)
@@ -303,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--real-variants", type=int, default=6, help="crops per real training die")
     ap.add_argument("--sim-variants", type=int, default=3, help="crops per simulator training die")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--width", type=int, default=1, help="channel multiplier of the network (1: 82k parameters)")
     ap.add_argument("--init-onnx", type=Path, default=None,
                     help="continue from an export of the same network (batch norm folded; kept in inference mode)")
     ap.add_argument("--colour-pips", action="store_true",
@@ -351,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
             tests[folder.name] = sim_test_crops(folder)
             print(f"  held-out simulator {folder.name}: {len(tests[folder.name][1])} dice", flush=True)
 
-    model = DieNet()
+    model = DieNet(args.width)
     if args.init_onnx is not None:
         load_onnx_weights(model, args.init_onnx)
     n_params = sum(p.numel() for p in model.parameters())
@@ -403,6 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     metrics = {
         "seed": SEED,
         "parameters": n_params,
+        "width": args.width,
         "onnx_bytes": args.out.stat().st_size,
         "crop_size": CROP_SIZE,
         "synthetic_crops": len(pick),

@@ -67,6 +67,36 @@ _INVALID_CODE = {
 }
 _KIND_NAMES = {ResultKind.SINGLE: "single game", ResultKind.GAMMON: "gammon", ResultKind.BACKGAMMON: "backgammon"}
 _OFF_TABLE = (DieState.IN_CUP, DieState.LIFTED)
+_ROLL_FLOOR = 1e-3
+"""Rolls the reader gives less probability than this are not weighed against the play."""
+
+
+def _face_p(d: Die) -> list[float]:
+    """A die's probabilities of the faces 1..6: the reader's, or ``confidence`` on the value read."""
+    if d.value_p is not None:
+        total = sum(d.value_p)
+        return [v / total for v in d.value_p]
+    value = d.value or 1
+    rest = (1.0 - d.confidence) / 5.0
+    return [d.confidence if k == value else rest for k in range(1, 7)]
+
+
+def _roll_distribution(dice: list[Die], opening: bool = False) -> dict[tuple[int, int], float]:
+    """Probability of each roll (higher die first) from two dice read independently. An opening roll
+    is no double (a tie is rolled again) and keeps which die is higher (that decides who starts)."""
+    if len(dice) != 2:
+        return {}
+    p0, p1 = _face_p(dice[0]), _face_p(dice[1])
+    first_higher = (dice[0].value or 1) > (dice[1].value or 1)
+    out: dict[tuple[int, int], float] = {}
+    for a in range(1, 7):
+        for b in range(1, 7):
+            if opening and (a == b or (a > b) != first_higher):
+                continue
+            key = (max(a, b), min(a, b))
+            out[key] = out.get(key, 0.0) + p0[a - 1] * p1[b - 1]
+    total = sum(out.values())
+    return {k: v / total for k, v in out.items()} if total > 0 else {}
 
 
 @dataclass
@@ -131,6 +161,7 @@ class Referee:
         self.phase = Phase.SETUP
         self.turn = 0
         self.dice: tuple[int, int] | None = None
+        self.roll_p: dict[tuple[int, int], float] = {}  # the reader's probability of each roll (higher die first)
         self.roll_pos: Position | None = None
         self.roll_frame: int | None = None
         self.valid_rolls = 0
@@ -860,11 +891,11 @@ class Referee:
                        frame=s.frame, details={"die": i, "reason": reason.value})
         self._emit("REROLL_REQUIRED", roller, "Both dice must be rolled again.", frame=s.frame)
 
-    def _roll_valid(self, s: TableState, mover: int, values: tuple[int, int], dice: list[tuple[int, Die]]) -> None:
-        low = [d for _, d in dice if d.confidence < self.profile.confidence]
-        if low:
-            self._emit("ROLL_VALUE_UNREADABLE", mover, f"The roll looks like {values[0]}-{values[1]} but is not clear. Please confirm.",
-                       frame=s.frame, details={"dice": list(values)})
+    def _roll_valid(self, s: TableState, mover: int, values: tuple[int, int], dice: list[tuple[int, Die]],
+                    opening: bool = False) -> None:
+        # an unclear die is not reported here: the play usually shows the roll (_roll_from_play), and
+        # ROLL_VALUE_UNREADABLE comes with the end of the turn only when it does not
+        self.roll_p = _roll_distribution([d for _, d in dice], opening)
         self.dice = values
         self.valid_rolls += 1
         self.roll_pos = self.position
@@ -927,7 +958,7 @@ class Referee:
         self._emit("OPENING_ROLL", starter, f"{self._name(starter)} starts with {values[0]}-{values[1]}.", frame=s.frame,
                    details={"dice": list(values)})
         self.attempted = True
-        self._roll_valid(s, starter, values, dice)
+        self._roll_valid(s, starter, values, dice, opening=True)
 
     def _setup_checks(self, s: TableState) -> None:
         board = PhysicalBoard.from_state(s)
@@ -975,10 +1006,15 @@ class Referee:
         mover = self.turn
         before = self.roll_pos or self.position
         assert self.dice is not None
-        dice = self.dice
-        plays = LegalPlays(before, dice) if self.profile.legal_results is None else None
-        results: list[Position] = plays.positions() if plays is not None else list(self.profile.legal_results(before, dice))  # type: ignore[misc]
+        read = self.dice
         observed = PhysicalBoard.from_state(s)
+        dice, p_roll = self._roll_from_play(s, before, observed)
+        if p_roll < self.profile.confidence:
+            self._emit("ROLL_VALUE_UNREADABLE", mover,
+                       f"The roll looks like {dice[0]}-{dice[1]} but neither the dice nor the play make it clear. Please confirm.",
+                       frame=s.frame, details={"dice": list(dice), "read": list(read), "p": round(p_roll, 4)})
+        plays = LegalPlays(before, dice) if self.profile.legal_results is None else None
+        results: list[Position] = plays.positions() if plays is not None else self._legal_results(before, dice)
         try:
             seen: Position | None = self.map.to_position(observed, 1 - mover, before.out_of_play)
         except ValueError:
@@ -994,7 +1030,7 @@ class Referee:
         legal_set = set(results)
         if seen is not None and seen in legal_set and s.settled and s.is_plain:
             # plain counts (no probabilities) that a legal play reaches: nothing to weigh
-            self._accept(s, mover, dice, before, seen, plays, implied)
+            self._accept(s, mover, dice, before, seen, plays, implied, read)
             return
         scored = sorted(((self.map.to_physical(p).log_likelihood(s), i, p) for i, p in enumerate(results)), key=lambda x: (-x[0], x[1]))
         best_ll, _, best = scored[0]
@@ -1024,10 +1060,40 @@ class Referee:
             self._emit("MOVE_UNCONFIRMED", mover,
                        f"The move by {self._name(mover)} is not clear enough to judge. Please confirm the position.",
                        frame=s.frame, evidence=evidence, details={"p_illegal": round(p_illegal, 4)})
-        self._accept(s, mover, dice, before, best, plays, implied)
+        self._accept(s, mover, dice, before, best, plays, implied, read)
+
+    def _legal_results(self, before: Position, dice: tuple[int, int]) -> list[Position]:
+        if self.profile.legal_results is None:
+            return LegalPlays(before, dice).positions()
+        return list(self.profile.legal_results(before, dice))
+
+    def _roll_from_play(self, s: TableState, before: Position, observed: PhysicalBoard) -> tuple[tuple[int, int], float]:
+        """The roll that, with the play on the board, is most probable (a rules filter on the dice, DIGEST
+        A1.15): each roll the reader gave some probability is weighed by how well its best legal result
+        explains the table, against an illegal play (``profile.illegal_play_prior``) that the table shows
+        exactly. Returns the roll (the one read unless another is clearly better) and its posterior."""
+        assert self.dice is not None
+        read = self.dice
+        key = (max(read), min(read))
+        cands = [r for r, p in self.roll_p.items() if p >= _ROLL_FLOOR and r != key]
+        if not cands:
+            return read, self.roll_p.get(key, 1.0) if self.roll_p else 1.0
+        eps = self.profile.illegal_play_prior
+        ll_seen = observed.log_likelihood(s)
+
+        def score(roll: tuple[int, int]) -> float:
+            res = self._legal_results(before, roll)
+            best = max((self.map.to_physical(p).log_likelihood(s) for p in res), default=-math.inf)
+            fit = math.exp(min(0.0, best - ll_seen)) if best > -math.inf else 0.0
+            return self.roll_p.get(roll, _ROLL_FLOOR) * ((1.0 - eps) * fit + eps)
+
+        scores = {r: score(r) for r in [key, *cands]}
+        total = sum(scores.values())
+        best_roll = max(scores, key=lambda r: (scores[r], r == key))
+        return (read if best_roll == key else best_roll), scores[best_roll] / total
 
     def _accept(self, s: TableState, mover: int, dice: tuple[int, int], before: Position, result: Position,
-                plays: LegalPlays | None, implied: bool) -> None:
+                plays: LegalPlays | None, implied: bool, read: tuple[int, int] | None = None) -> None:
         if plays is not None:
             play = plays.play_for(result)
             written = str(play)
@@ -1039,10 +1105,16 @@ class Referee:
             written = hook(before, result, dice) if hook is not None else str(play)
         self._log(EntryKind.ROLL, mover, dice=dice, play=play)
         self._turns.append(_Turn(mover, dice, before, self.games[-1].entries[-1]))
+        details: dict[str, Any] = {"dice": list(dice)}
+        note = ""
+        if read is not None and sorted(read) != sorted(dice):
+            details["read"] = list(read)
+            note = f" (the dice were read as {read[0]}-{read[1]}; the play shows {dice[0]}-{dice[1]})"
         if play:
-            self._emit("MOVE", mover, f"{self._name(mover)} played {dice[0]}{dice[1]}: {written}.", frame=s.frame, details={"dice": list(dice), "play": written})
+            self._emit("MOVE", mover, f"{self._name(mover)} played {dice[0]}{dice[1]}: {written}{note}.", frame=s.frame,
+                       details={**details, "play": written})
         else:
-            self._emit("NO_MOVE", mover, f"{self._name(mover)} cannot move with {dice[0]}-{dice[1]}.", frame=s.frame, details={"dice": list(dice)})
+            self._emit("NO_MOVE", mover, f"{self._name(mover)} cannot move with {dice[0]}-{dice[1]}{note}.", frame=s.frame, details=details)
         if not implied:
             self._emit("END_OF_TURN", mover, f"{self._name(mover)} ended his turn.", frame=s.frame)
         self.position = result
@@ -1057,6 +1129,7 @@ class Referee:
         self.position = self.position.with_turn(player)
         self.phase = Phase.PRE_ROLL
         self.dice = None
+        self.roll_p = {}
         self.attempted = False
         self.bound_double = False
         self._touched_turn.clear()
@@ -1199,6 +1272,7 @@ class Referee:
         self.roll_pos = restore
         self.turn = mover
         self.dice = dice
+        self.roll_p = {}  # the roll as recorded at the judgement
         self.phase = Phase.MOVING
         self.attempted = True
 

@@ -85,6 +85,11 @@ class Profile:
     """Dice at rest this long count as at rest (RG19 4.1.4.3; Interp. in the others, DIGEST A1.3)."""
     confidence: float = 0.95
     """Posterior below which a judgement becomes a 'please confirm' WARN instead of an accusation."""
+    illegal_play_prior: float = 0.01
+    """Prior probability that a turn's play is illegal, weighed against a misread die when the dice
+    were not read with certainty: a roll under which the play is legal wins over the roll read, under
+    which it is not, when the reader gave it more than ``illegal_play_prior`` times the read roll's
+    probability (DIGEST A1.15)."""
     legal_results: Callable[..., Any] | None = None
     """Hook: a variant's move generator ``(position, dice) -> list[Position]``; None = the standard engine."""
     start_position: Callable[[], Any] | None = None

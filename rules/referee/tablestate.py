@@ -204,6 +204,8 @@ class Die:
     confidence: float = 1.0
     rest_s: float | None = None
     id: int | None = None
+    value_p: tuple[float, ...] | None = None
+    """Probabilities of the faces 1..6 (a reader's distribution); None: ``confidence`` on ``value``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -512,6 +514,13 @@ def _die(raw: Any, path: str) -> Die:
     die_id = d.get("id")
     if state is DieState.AT_REST and value is None:
         raise TableStateError(f"{path}.value", "a die at rest must have a value (use confidence to express doubt)")
+    value_p = d.get("value_p")
+    if value_p is not None:
+        if not isinstance(value_p, list) or len(value_p) != 6:
+            raise TableStateError(f"{path}.value_p", f"must be a list of 6 probabilities (faces 1 to 6); got {value_p!r}")
+        value_p = tuple(_num(v, f"{path}.value_p[{k}]", 0.0, 1.0) for k, v in enumerate(value_p))
+        if sum(value_p) <= 0.0:
+            raise TableStateError(f"{path}.value_p", "the probabilities sum to 0: give at least one face a probability")
     return Die(
         value,
         state,
@@ -522,6 +531,7 @@ def _die(raw: Any, path: str) -> Die:
         _num(d.get("confidence", 1.0), f"{path}.confidence", 0.0, 1.0),
         None if rest is None else _num(rest, f"{path}.rest_s", 0.0),
         None if die_id is None else _int(die_id, f"{path}.id", 0, 99),
+        value_p,
     )
 
 
@@ -541,6 +551,8 @@ def _die_json(d: Die) -> dict[str, Any]:
         out["rest_s"] = round(d.rest_s, 3)
     if d.id is not None:
         out["id"] = d.id
+    if d.value_p is not None:
+        out["value_p"] = list(d.value_p)
     return out
 
 

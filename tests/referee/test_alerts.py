@@ -64,20 +64,69 @@ def test_die_on_a_checker_is_invalid_where_the_rules_require_the_surface():
     assert opened(rules="usbgf-2019").roll("dark", 6, 4, reasons=("on_checker", "flat_board")) is not None
 
 
-def test_die_read_with_low_confidence_asks_for_confirmation():
+def unclear_roll(s: Scenario, values: tuple[int, int], value_p: tuple[list[float] | None, list[float] | None] = (None, None),
+                 confidence: tuple[float, float] = (1.0, 1.0)) -> None:
+    """Dark rolls ``values``; the reader gives each die ``value_p`` (faces 1..6) or a bare ``confidence``."""
+    s.table.dice = [{"id": k, "value": None, "state": "rolling", "half": "left"} for k in (0, 1)]
+    s.snap()
+    dice = []
+    for k in (0, 1):
+        d = {"id": k, "value": values[k], "state": "at_rest", "half": "left", "reason": "flat_board", "confidence": confidence[k]}
+        if value_p[k] is not None:
+            d["value_p"] = value_p[k]
+        dice.append(d)
+    s.table.dice = dice
+    s.snap(0.5)
+    s.snap(2.2)
+
+
+def entries(s: Scenario) -> list[str]:
+    return [f"{e.dice[0]}{e.dice[1]}: {e.play}" for g in s.ref.transcript().games for e in g.entries if e.dice]
+
+
+def test_unclear_die_is_settled_by_the_play():
+    """A1.15: the play shows the roll; ROLL_VALUE_UNREADABLE only when neither dice nor play make it clear."""
+    # read 6-4 with a doubtful 6; the legal 6-4 played confirms it: nothing to ask
     s = opened()
-    s.roll("dark", 6, 4)
+    unclear_roll(s, (6, 4), confidence=(0.6, 1.0))
+    assert s.codes() == []  # nothing at the roll: the play may still show it
+    s.play("dark", "24/18 13/9")
+    s.end_turn("dark")
     assert s.codes() == []
-    s2 = opened()
-    s2.script.table.dice = [{"id": 0, "value": None, "state": "in_cup"}, {"id": 1, "value": None, "state": "in_cup"}]
-    s2.snap()
-    s2.table.dice = [{"id": k, "value": None, "state": "rolling", "half": "left"} for k in (0, 1)]
-    s2.snap()
-    s2.table.dice = [{"id": 0, "value": 6, "state": "at_rest", "half": "left", "reason": "flat_board", "confidence": 0.6},
-                     {"id": 1, "value": 4, "state": "at_rest", "half": "left", "reason": "flat_board"}]
-    s2.snap(0.5)
-    s2.snap(2.2)
-    assert s2.codes() == ["ROLL_VALUE_UNREADABLE"]
+    assert entries(s)[-1] == "64: 24/18 13/9"
+    assert "read" not in s.last("MOVE").details
+
+
+def test_misread_die_is_corrected_by_the_play():
+    # read 6-4, but the reader gave the first die's 5 a fair chance and a 5-4 was played: no false accusation
+    s = opened()
+    unclear_roll(s, (6, 4), value_p=([0, 0, 0, 0, 0.3, 0.7], None))
+    s.play("dark", "13/8 13/9")
+    s.end_turn("dark")
+    assert s.codes() == []
+    assert entries(s)[-1] == "54: 13/9 13/8"
+    assert s.last("MOVE").details["read"] == [6, 4]
+    assert "read as 6-4" in s.last("MOVE").message
+
+
+def test_illegal_play_with_clearly_read_dice_is_still_illegal():
+    # near miss: the same 5-4 play against a 6 read with certainty is an illegal move, not a misread die
+    s = opened()
+    unclear_roll(s, (6, 4), value_p=([0, 0, 0, 0, 0.0002, 0.9998], None))
+    s.play("dark", "13/8 13/9")
+    s.end_turn("dark")
+    assert s.codes() == ["ILLEGAL_MOVE"]
+    assert entries(s)[-1] == "64: 13/9 13/8"
+
+
+def test_unclear_die_and_a_play_that_fits_no_reading_asks_for_confirmation():
+    # a 3-3 play fits neither 6-4 nor 5-4: the roll stays unclear (and the play is illegal either way)
+    s = opened()
+    unclear_roll(s, (6, 4), value_p=([0, 0, 0, 0, 0.4, 0.6], None))
+    s.play("dark", "13/10 13/10")
+    s.end_turn("dark")
+    assert s.codes() == ["ROLL_VALUE_UNREADABLE", "ILLEGAL_MOVE"]
+    assert s.last("ROLL_VALUE_UNREADABLE").details["p"] == pytest.approx(0.6, abs=0.01)
 
 
 def test_lifting_a_die_before_both_are_at_rest():

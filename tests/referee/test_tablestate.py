@@ -92,6 +92,8 @@ BAD = [
     (["dice", 0, "value"], 7, "dice[0].value", "between 1 and 6"),
     (["dice", 0, "reason"], "tilted", "dice[0].reason", "flat_board"),
     (["dice", 0, "half"], "middle", "dice[0].half", "left, right"),
+    (["dice", 0, "value_p"], [0.5, 0.5], "dice[0].value_p", "6 probabilities"),
+    (["dice", 0, "value_p"], [0, 0, 0, 0, 0, 1.5], "dice[0].value_p[5]", "<= 1.0"),
     (["cube", "value"], 3, "cube.value", "cube face"),
     (["cube", "zone"], "floor", "cube.zone", "centre, near, far, board, absent"),
     (["bar"], {"light": 1}, "bar.dark", "required"),

@@ -189,12 +189,13 @@ def compare(truth: dict[str, Any], seen: dict[str, Any], fps: float, window_s: f
     false = [b for b in s_alerts if b["id"] not in used and not any(
         a["code"] == b["code"] and a.get("frame") is not None and b.get("frame") is not None
         and abs(a["frame"] - b["frame"]) / fps <= window_s for a in t_all)]
-    # turns with a false alert: the truth turn boundaries are the frames of its MOVE / ROLL events
-    turn_frames = sorted(a["frame"] for a in truth["alerts"] if a.get("code") in ("MOVE", "ROLL_VALID") and a.get("frame") is not None)
+    # turns with a false alert: a turn runs from one valid roll of the truth to the next (what comes
+    # before the first valid roll belongs to the first turn)
+    turn_frames = sorted(a["frame"] for a in truth["alerts"] if a.get("code") == "ROLL_VALID" and a.get("frame") is not None)
     bad_turns = set()
     for b in false:
         k = sum(1 for f in turn_frames if f <= (b.get("frame") or 0))
-        bad_turns.add(k)
+        bad_turns.add(max(k, 1))
     return {"turns": turns, "turns_right": right, "transcript_equal": te == se,
             "injected": len(t_alerts), "injected_alerted": len(matched),
             "injected_codes": sorted({a["code"] for a in t_alerts}),

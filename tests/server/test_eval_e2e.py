@@ -1,0 +1,55 @@
+"""The end-to-end evaluation's scoring (scripts/eval_e2e.py compare): turns, injections, false alerts."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("eval_e2e", ROOT / "scripts" / "eval_e2e.py")
+assert _spec is not None and _spec.loader is not None
+eval_e2e = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(eval_e2e)
+
+MAT = """ 3 point match
+
+ Game 1
+ Ann : 0                             Bob : 0
+  1) 31: 8/5 6/5                     64: 24/18 13/9
+  2) 52: 13/8 13/11                  54: 13/8 13/9
+"""
+
+
+def alert(i: int, code: str, frame: int, severity: str = "EVENT") -> dict:
+    return {"id": str(i), "code": code, "frame": frame, "severity": severity}
+
+
+def truth() -> dict:
+    rolls = [alert(k, "ROLL_VALID", f) for k, f in enumerate((10, 100, 200, 300))]
+    moves = [alert(5 + k, "MOVE", f) for k, f in enumerate((50, 150, 250, 350))]  # turn boundaries are the rolls only
+    return {"mat": MAT, "alerts": rolls + moves + [alert(9, "ILLEGAL_MOVE", 250, "VIOL")]}
+
+
+def test_false_alerts_are_counted_once_per_turn_and_injections_matched():
+    seen = {"mat": MAT, "alerts": [
+        alert(20, "ILLEGAL_MOVE", 252, "VIOL"),            # the injection, 0.2 s late
+        alert(21, "ROLL_VALUE_UNREADABLE", 120, "WARN"),   # turn 2
+        alert(22, "FAST_GRAB", 150, "VIOL"),               # turn 2 again
+        alert(23, "MOVE_UNCONFIRMED", 5, "WARN"),          # before the first roll: turn 1
+        alert(24, "ROLL_VALID", 300),                      # an event, not an alert
+    ]}
+    r = eval_e2e.compare(truth(), seen, fps=10.0, window_s=1.0, inject=("illegal_move",))
+    assert r["turns"] == 4 and r["turns_right"] == 4 and r["transcript_equal"]
+    assert (r["injected"], r["injected_alerted"], r["missed"]) == (1, 1, [])
+    assert r["latencies_s"] == [0.2]
+    assert r["false_alerts"] == 3
+    assert r["turns_with_false_alert"] == 2
+
+
+def test_a_wrong_turn_and_a_missed_injection_are_reported():
+    wrong = MAT.replace("54: 13/8 13/9", "64: 24/18 13/9")
+    seen = {"mat": wrong, "alerts": [alert(20, "ILLEGAL_MOVE", 290, "VIOL")]}  # 4 s late: another alert
+    r = eval_e2e.compare(truth(), seen, fps=10.0, window_s=1.0, inject=("illegal_move",))
+    assert r["turns_right"] == 3 and not r["transcript_equal"]
+    assert r["missed"] == ["ILLEGAL_MOVE"]
+    assert r["false_alerts"] == 1 and r["turns_with_false_alert"] == 1

@@ -773,12 +773,25 @@ class Referee:
             if clock_before.running is seat and s.clock.running is seat.other:
                 return True
         if self.end_signal is EndSignal.BAR_TAP:
-            return self._hand(s, seat, HandOver.BAR) and not self._hand(prev, seat, HandOver.BAR)
+            return self._hand(s, seat, HandOver.BAR) and not self._hand(prev, seat, HandOver.BAR) and not self._entering(s, mover)
         if self.end_signal is EndSignal.LIFT_DICE and self.phase is Phase.MOVING:
             before = self._roll_dice(prev, mover)
             if before and self._lifted(s) > self._lifted(prev) and not self._hand(s, seat.other, HandOver.DICE):
                 return True
         return False
+
+    def _entering(self, s: TableState, mover: int) -> bool:
+        """A hand at the bar while the mover still has a checker there that the roll lets him enter is
+        taking that checker, not the end-of-turn tap on the bar (RG19 4.1.7.2)."""
+        if self.phase is not Phase.MOVING or self.dice is None:
+            return False
+        ci = 0 if self.setup.colour_of(mover) is Colour.LIGHT else 1
+        on_bar = s.bar[ci]
+        if on_bar == 0:
+            return False
+        results = self._legal_results(self.roll_pos or self.position, self.dice)
+        least = min((self.map.to_physical(p).bar[ci] for p in results), default=on_bar)
+        return on_bar > least
 
     def _fast_actions(self, s: TableState, prev: TableState | None, new_roll: bool, rolling: list[tuple[int, Die]]) -> bool:
         """Premature grab and premature roll by the player not on turn (A4.1, A4.2). True if handled."""

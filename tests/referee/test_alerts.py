@@ -515,6 +515,35 @@ def test_end_of_turn_by_bar_tap():
     assert "END_OF_TURN" in s.all_codes()
 
 
+def test_reaching_to_the_bar_for_a_checker_to_enter_is_no_bar_tap():
+    s = Scenario(end_signal=EndSignal.BAR_TAP)
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.end_turn("light")
+    turn(s, "dark", (6, 4), "24/18 13/9")
+    turn(s, "light", (6, 1), "13/7* 8/7")  # dark's blot on his 18 point goes to the bar
+    s.roll("dark", 4, 3)
+    before = len(s.all_codes())
+    s.hand("dark", "bar")  # picks up the checker on the bar
+    assert "END_OF_TURN" not in s.all_codes()[before:]
+    assert s.codes() == []
+    s.play("dark", "bar/21 13/10")
+    s.end_turn("dark")  # now the tap ends the turn
+    assert s.codes() == []
+    assert s.all_codes()[-2:] == ["MOVE", "END_OF_TURN"]
+    # near miss: a dark checker that cannot enter (every entry point closed) leaves the tap an end of turn
+    n = Scenario(end_signal=EndSignal.BAR_TAP)
+    n.opening("light", 3, 1)
+    n.play("light", "8/5 6/5")
+    n.end_turn("light")
+    turn(n, "dark", (6, 4), "24/18 13/9")
+    turn(n, "light", (6, 1), "13/7* 8/7")
+    n.roll("dark", 6, 6)  # light's 6 point (dark's 19) is made: no 6 enters
+    n.end_turn("dark")
+    assert n.all_codes()[-2:] == ["NO_MOVE", "END_OF_TURN"]
+    assert n.codes() == []
+
+
 # ---------------------------------------------------------------- corrections and monitor decisions
 def _illegal_opening() -> Scenario:
     s = Scenario()

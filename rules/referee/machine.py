@@ -504,12 +504,14 @@ class Referee:
             self._emit("IMPOSSIBLE_POSITION", None,
                        f"Checkers of both colours on point {both[0]}. The position must be corrected.",
                        frame=s.frame, details={"points": both})
-        # borne-off checker back on the playing surface (A5.11)
+        # borne-off checker back on the playing surface (A5.11): one that can have been borne off, by a
+        # judged turn or by the roll being played (a tray misread for a moment brings nothing back)
         if prev is not None and self.phase not in (Phase.SETUP, Phase.GAME_OVER):
             for i, colour in enumerate(Colour):
                 on_board = sum(s.counts(colour)) + s.bar[i]
                 was_on_board = sum(prev.counts(colour)) + prev.bar[i]
-                if s.off[i] < prev.off[i] and on_board > was_on_board and self._latch(f"off-back-{colour.value}", True):
+                if (s.off[i] < prev.off[i] and on_board > was_on_board and s.off[i] < self._possible_off(i)
+                        and self._latch(f"off-back-{colour.value}", True)):
                     player = self.setup.player_of(colour)
                     self._emit("BORNE_OFF_CHECKER_ON_SURFACE", player,
                                f"A borne-off {colour.value} checker has left the tray. Borne-off checkers stay off the playing surface.",
@@ -779,6 +781,15 @@ class Referee:
             if before and self._lifted(s) > self._lifted(prev) and not self._hand(s, seat.other, HandOver.DICE):
                 return True
         return False
+
+    def _possible_off(self, colour_index: int) -> int:
+        """Checkers of a colour (0 light, 1 dark) that can be in its tray now: the referee's position's, or
+        more while a roll that bears off is being played."""
+        off = self.map.to_physical(self.position).off[colour_index]
+        if self.phase is Phase.MOVING and self.dice is not None:
+            results = self._legal_results(self.roll_pos or self.position, self.dice)
+            off = max([off, *(self.map.to_physical(p).off[colour_index] for p in results)])
+        return off
 
     def _entering(self, s: TableState, mover: int) -> bool:
         """A hand at the bar while the mover still has a checker there that the roll lets him enter is

@@ -288,6 +288,19 @@ def test_borne_off_checker_back_on_the_board():
     assert "BORNE_OFF_CHECKER_ON_SURFACE" in s.codes()
 
 
+def test_a_tray_misread_for_a_moment_brings_no_checker_back():
+    # near miss: vision reads a checker in light's tray for a moment though nothing was borne off
+    s = opened()
+    s.roll("dark", 6, 4)
+    s.table.boards[0][6] -= 1  # the 6-point checker is read in the tray...
+    s.table.boards[0][0] += 1
+    s.snap()
+    s.table.boards[0][0] -= 1  # ...and on its point again
+    s.table.boards[0][6] += 1
+    s.snap()
+    assert "BORNE_OFF_CHECKER_ON_SURFACE" not in s.codes()
+
+
 def test_game_that_ends_without_a_recognised_end():
     s = opened()
     s.roll("dark", 6, 4)

@@ -163,6 +163,7 @@ class HandCue:
         self.bar_mask: U8 | None = None
         self.hand_mask: U8 = np.zeros_like(motion.mask)
         """The changed regions taken as hands in the last frame (small copy, 0/255)."""
+        self._beyond: tuple[bool, bool] | None = None
         if profile is not None:
             d = profile.dims
             q = d.play_depth / 2
@@ -192,6 +193,20 @@ class HandCue:
         if self.bar_mask is not None and float(np.mean(self.bar_mask[ty, tx] > 0)) >= 0.5:
             return "bar"
         return "board"
+
+    def _beyond_in_view(self) -> tuple[bool, bool]:
+        """Whether the picture shows enough beyond the near and the far edge (half the band's inner
+        part) to see an arm come in there."""
+        if self._beyond is None:
+            m = self.m
+            outside = cv2.bitwise_not(m.mask)
+            vis = []
+            for band in (m.near_band, m.far_band):
+                inner = cv2.countNonZero(cv2.bitwise_and(band, m.mask))
+                outer = cv2.countNonZero(cv2.bitwise_and(band, outside))
+                vis.append(inner > 0 and outer >= 0.5 * inner)
+            self._beyond = (vis[0], vis[1])
+        return self._beyond
 
     def small_grey(self, image: U8) -> U8:
         m = self.m
@@ -224,30 +239,60 @@ class HandCue:
             self.reference = grey
             return []
         diff = cv2.absdiff(grey, self.reference)
-        _, changed = cv2.threshold(diff, m.config.motion_delta, 255, cv2.THRESH_BINARY)
-        changed = cv2.bitwise_and(changed, m.mask)
+        _, changed_all = cv2.threshold(diff, m.config.motion_delta, 255, cv2.THRESH_BINARY)
+        changed = cv2.bitwise_and(changed_all, m.mask)
         self.changed = np.asarray(changed, dtype=np.uint8)
         frac = cv2.countNonZero(changed) / m.mask_count
         if frac < self.min_frac:
             return []
-        # one connected region (hand and arm) touching a seat's edge, large enough to be a hand;
-        # moved checkers and dice are separate small regions
+        # beyond each seat's edge: an arm comes in from there (fingers that reach the near edge from
+        # the far seat do not cross it)
+        outside = cv2.bitwise_and(changed_all, cv2.bitwise_not(m.mask))
+        out_near = cv2.bitwise_and(outside, m.near_band)
+        out_far = cv2.bitwise_and(outside, m.far_band)
+        seen_near, seen_far = self._beyond_in_view()
+        # connected regions large enough to be a hand; moved checkers and dice are separate small regions
         n, labels, stats, _ = cv2.connectedComponentsWithStats(self.changed, connectivity=8)
         least = self.min_frac * m.mask_count
-        out: list[HandObservation] = []
+        grow = np.ones((5, 5), np.uint8)
+        arms: dict[str, U8] = {}
+        orphans: list[tuple[U8, str | None]] = []
         for i in range(1, n):
             if stats[i, cv2.CC_STAT_AREA] < least:
                 continue
             blob = np.asarray(labels == i, dtype=np.uint8) * 255
+            reach = cv2.dilate(blob, grow)
+            near_out = cv2.countNonZero(cv2.bitwise_and(reach, out_near))
+            far_out = cv2.countNonZero(cv2.bitwise_and(reach, out_far))
             near = cv2.countNonZero(cv2.bitwise_and(blob, m.near_band))
             far = cv2.countNonZero(cv2.bitwise_and(blob, m.far_band))
-            if max(near, far) == 0:
+            band_side = None if max(near, far) == 0 else ("near" if near >= far else "far")
+            # an edge whose outside is out of the picture: touching its band is all there is to see
+            near_ev = near_out if seen_near else near
+            far_ev = far_out if seen_far else far
+            if max(near_ev, far_ev) > 0:
+                side = "near" if near_ev >= far_ev else "far"
+                arms[side] = blob if side not in arms else np.asarray(cv2.bitwise_or(arms[side], blob), dtype=np.uint8)
+            else:
+                orphans.append((blob, band_side))
+        # a region that crosses no seat's edge belongs to the nearest arm (a palm cut off from its
+        # forearm); with no arm in sight (the edge out of the picture) the edge band decides as before
+        for blob, band_side in orphans:
+            if arms:
+                ys, xs = np.nonzero(blob)
+                centre = np.array([xs.mean(), ys.mean()])
+                side = min(arms, key=lambda k: float(np.min(np.hypot(*(np.nonzero(arms[k])[::-1] - centre[:, None])))))
+            elif band_side is not None:
+                side = band_side
+            else:
                 continue
-            side: Literal["near", "far"] = "near" if near >= far else "far"
-            self.hand_mask = np.asarray(cv2.bitwise_or(self.hand_mask, blob), dtype=np.uint8)
-            over = self._over(np.asarray(blob, dtype=np.uint8), side, dice_boxes)
-            if all(h.side != side for h in out):
-                out.append(HandObservation(side, over, touching=True))
+            arms[side] = blob if side not in arms else np.asarray(cv2.bitwise_or(arms[side], blob), dtype=np.uint8)
+        out: list[HandObservation] = []
+        for side in ("near", "far"):
+            if side in arms:
+                blob = arms[side]
+                self.hand_mask = np.asarray(cv2.bitwise_or(self.hand_mask, blob), dtype=np.uint8)
+                out.append(HandObservation(side, self._over(blob, side, dice_boxes), touching=True))  # type: ignore[arg-type]
         return out
 
     def settle(self, grey: U8) -> None:

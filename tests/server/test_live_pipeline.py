@@ -377,6 +377,32 @@ def test_a_hand_is_seen_from_its_seat_and_read_at_its_tip(tip, side, over):
     assert cue(cue.small_grey(table), []) == []  # the hand left
 
 
+def test_a_far_arm_whose_palm_reaches_the_near_edge_is_one_far_hand():
+    """Seen in a render: the far player's forearm and palm came apart in the change mask (the wrist
+    matched the board) and the palm, reaching checkers by the near rail, was taken for a near hand
+    grabbing the dice (a false FAST_GRAB). An arm comes in across its seat's edge; the palm belongs to it."""
+    from server.pipeline import HandCue
+    from vision.tracker import MotionDetector, outer_corners
+
+    profile = load_profile(CAMERA)
+    motion = MotionDetector(profile.image_size, board_polygon=outer_corners(profile.corners))
+    cue = HandCue(motion, profile)
+    table = np.full((720, 1280, 3), 90, np.uint8)
+    cue(cue.small_grey(table), [])
+    q = profile.dims.play_depth / 2
+    img = table.copy()
+    forearm = profile.project(np.array([[-14.0, q + 25, 0.0], [-8.0, q + 25, 0.0], [-10.0, -2.0, 0.0], [-12.0, -2.0, 0.0]]))
+    cv2.fillPoly(img, [np.round(forearm).astype(np.int32)], (220, 200, 190))
+    palm = profile.project(np.array([[-14.0, -5.0, 0.0], [-8.0, -5.0, 0.0], [-8.0, -q + 0.5, 0.0], [-14.0, -q + 0.5, 0.0]]))
+    cv2.fillPoly(img, [np.round(palm).astype(np.int32)], (220, 200, 190))
+    hands = cue(cue.small_grey(img), [])
+    assert [h.side for h in hands] == ["far"]
+    # the near player's own arm, crossing the near edge, is still a near hand next to it
+    near_arm = profile.project(np.array([[10.0, -q - 25, 0.0], [16.0, -q - 25, 0.0], [14.0, -4.0, 0.0], [12.0, -4.0, 0.0]]))
+    cv2.fillPoly(img, [np.round(near_arm).astype(np.int32)], (220, 200, 190))
+    assert sorted(h.side for h in cue(cue.small_grey(img), [])) == ["far", "near"]
+
+
 def test_a_small_change_away_from_the_edges_is_not_a_hand():
     from server.pipeline import HandCue
     from vision.tracker import MotionDetector, outer_corners

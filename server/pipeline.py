@@ -404,12 +404,17 @@ class FramePipeline:
         followed = self.tracker.followed_dice()
         recent = self._t - self._hand_seen <= self.config.hand_memory_s
         hand_lately = Motion(0.0, False, None, np.asarray(recent, dtype=np.uint8))
-        # each followed die claims the nearest box within the tracker's gate (a rolling die moves far)
+        # each followed die claims the nearest box within the tracker's gate (a rolling die moves far),
+        # but not a box the locator has given at one place for 2 s while the die was elsewhere (a
+        # checker's edge by the spot where a die near the camera went unseen)
         gate = self.config.tracker.gate_px
+        near = self.config.tracker.move_hand_px
         pairs = sorted((math.dist(_centre(b), c), i, j) for i, b in enumerate(boxes) for j, c in enumerate(followed))
         claimed: set[int] = set()
         taken: set[int] = set()
         for dist, i, j in pairs:
+            if dist > near and self._static(boxes[i]):
+                continue
             if dist <= gate and i not in claimed and j not in taken:
                 claimed.add(i)
                 taken.add(j)

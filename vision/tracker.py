@@ -77,6 +77,9 @@ class TrackerConfig:
     """A die still for this long is reported ``at_rest`` (with ``rest_s`` counting from its last move)."""
     move_px: float = 4.0
     """A die whose centre moves more than this (pixels, between sightings) is moving."""
+    move_hand_px: float = 12.0
+    """The same for a die at rest while a hand is on the table: an arm passing next to it hides part of
+    it and shifts its box by a few pixels (a die that really moves goes farther)."""
     gate_px: float = 160.0
     """Largest jump (pixels) a die can make between two sightings and stay the same track."""
     hidden_keep_s: float = 3.0
@@ -384,7 +387,13 @@ class Tracker:
             used_t.add(i)
             used_d.add(j)
             tr, d = live[i], dice[j]
-            moved = dist > cfg.move_px or bool(die_motion is not None and die_motion[j])
+            # a die at rest moves when its centre does: pixels changing in its box without that are a
+            # shadow or an arm passing by; and with a hand on the table its box may shift a little
+            at_rest = not tr.moving and t - tr.last_move >= cfg.still_s
+            if at_rest:
+                moved = dist > (cfg.move_hand_px if hands else cfg.move_px)
+            else:
+                moved = dist > cfg.move_px or bool(die_motion is not None and die_motion[j])
             self._sight(tr, d, t, moved)
         started = self._last_emit_t != -math.inf
         for j, d in enumerate(dice):

@@ -458,6 +458,33 @@ def test_a_new_die_must_differ_from_the_quiet_table_and_not_come_from_a_hand():
     assert pipe.locate_dice(thrown) == []
 
 
+def test_a_followed_die_does_not_claim_a_box_that_has_lain_elsewhere_for_two_seconds():
+    """Seen in a render: a die rolling towards the camera went unseen as it stopped, and the nearest
+    box, a checker's edge the locator had given at one place for seconds, was taken for it."""
+    from server.pipeline import FramePipeline
+    from vision.observation import DieObservation
+
+    profile = load_profile(CAMERA)
+    edge = (360.0, 552.0, 376.0, 568.0)   # something die-like, located there all along
+    pipe = FramePipeline(profile, recognizer=_FixedLocator([edge]))  # type: ignore[arg-type]
+    table = np.full((720, 1280, 3), 90, np.uint8)
+    cv2.rectangle(table, (360, 552), (376, 568), (240, 240, 240), -1)
+    pipe._background = table.copy()
+    for k in range(25):
+        pipe._t = k / 10
+        pipe.locate_dice(table)
+    pipe.tracker.update(25, 2.5, dice=[DieObservation(np.full(6, 1 / 6), (300.0, 500.0)),
+                                       DieObservation(np.full(6, 1 / 6), (700.0, 300.0))])
+    pipe._t = 2.6
+    assert pipe.locate_dice(table) == []  # 92 px from the die, within the gate, but it has lain there 2.6 s
+    # the die itself, found again near where it was last seen, is claimed
+    die = (304.0, 506.0, 320.0, 522.0)
+    seen = table.copy()
+    cv2.rectangle(seen, (304, 506), (320, 522), (250, 250, 250), -1)
+    pipe.recognizer = _FixedLocator([edge, die])  # type: ignore[assignment]
+    assert pipe.locate_dice(seen) == [die]
+
+
 @pytest.mark.parametrize("die_cm, over", [
     ((12.0, -7.0), "dice"),    # the fingers are at the die: a hand taking it
     ((12.0, -15.0), "board"),  # the arm passes over the die on its way to checkers beyond: it hides it

@@ -301,6 +301,31 @@ def test_rest_time_restarts_when_a_die_moves() -> None:
     assert all(s["dice"][0]["state"] == "rolling" for s in emitted if s["frame"] <= 10)
 
 
+def test_a_die_at_rest_is_not_thrown_again_by_an_arm_passing_next_to_it() -> None:
+    """Seen in a render: an arm reaching past a die at rest shifted its box by 6 px and changed the
+    pixels in it; the die was reported rolling (a new roll, a false FAST_ROLL). A die at rest moves
+    when its centre moves: 12 px with a hand on the table, 4 px without."""
+    def settled() -> Tracker:
+        t = Tracker(TrackerConfig())
+        board = TableObservation.from_counts([0] * 24, [0] * 24)
+        for k in range(25):
+            t.update(k, k / 10, dice=[DieObservation(np.eye(6)[2], (500.0, 300.0))], board=board, hands=[])
+        return t
+
+    arm = [HandObservation("near", "board", True)]
+    t = settled()
+    out = t.update(25, 2.5, dice=[DieObservation(np.eye(6)[2], (501.0, 306.0))], hands=arm, die_motion=[True])
+    assert all(s["dice"][0]["state"] == "at_rest" for s in out)
+    assert t.update(26, 2.6, dice=[DieObservation(np.eye(6)[2], (500.0, 300.0))], hands=arm) == []  # nothing changed
+    # the same shift without a hand, or a real push with one, is a move
+    t = settled()
+    out = t.update(25, 2.5, dice=[DieObservation(np.eye(6)[2], (501.0, 306.0))], hands=[])
+    assert out and out[-1]["dice"][0]["state"] == "rolling"
+    t = settled()
+    out = t.update(25, 2.5, dice=[DieObservation(np.eye(6)[2], (520.0, 300.0))], hands=arm)
+    assert out and out[-1]["dice"][0]["state"] == "rolling"
+
+
 def test_bad_inputs_are_refused_with_a_reason() -> None:
     t = Tracker()
     t.update(0, 1.0)

@@ -144,7 +144,10 @@ def irregular_script(match: Any, options: Any, inject: list[str], at: int, seed:
 
 def inject_illegal_move(match: Any, n: int) -> tuple[Any, str]:
     """The transcript with the ``n``-th play of game 1 made illegal (one checker moved one pip too
-    far, or too short); the script lays it out literally, as a player would. Returns (match, what)."""
+    far, or too short); the script lays it out literally, as a player would. Returns (match, what).
+    The checker never lands where the opponent has checkers: on a made point the table would show
+    both colours on one point, and the rest of the transcript, played on from that layout, would be
+    no game at all (the ground truth of everything after it meaningless)."""
     from dataclasses import replace
 
     from rules.errors import IllegalPlayError, InvalidPlayError
@@ -168,6 +171,8 @@ def inject_illegal_move(match: Any, n: int) -> tuple[Any, str]:
                 dst = s0.dst - delta
                 if not 0 < dst < s0.src:
                     continue
+                if pos.owner(dst, int(e.player))[0] not in (None, int(e.player)):
+                    continue  # onto the opponent's checkers: see above
                 try:
                     bad = Play([Step(s0.src, dst)] + [Step(s.src, s.dst) for s in steps[1:]])
                     pos.apply(bad, e.dice)

@@ -79,6 +79,41 @@ def test_short_video_and_ground_truth_stream(tmp_path: Path):
     assert all("center_px" in d for d in rest)
 
 
+ENTER = """1 point match
+
+ Game 1
+ light : 0                       dark : 0
+  1) 52: 8/3 13/11               32: 6/3 13/11
+  2) 21: 11/10 24/22*            65: bar/20 13/7
+  3) 31: 6/5* 10/7               42: bar/23 11/7
+"""
+
+
+def test_an_injected_illegal_move_never_lands_on_the_opponents_checkers():
+    """From a render: dark's bar/20 made bar/19 entered on light's 6-point; the table showed both
+    colours on one point and the ground truth of the rest of the match meant nothing."""
+    import json
+
+    from rules.matfile import loads
+    from sim.script import script_lines
+    from sim.video import inject_illegal_move
+
+    match, what = inject_illegal_move(loads(ENTER), 4)
+    assert "bar/19" not in what and "(illegal)" in what
+    # the table as each turn starts (a roll begins; a hit shows both colours for a moment, not then)
+    # never has both colours on a point
+    starts, was_rolling = [], False
+    for line in script_lines(match):
+        rec = json.loads(line)
+        if rec.get("type") != "table_state":
+            continue
+        rolling = any(d["state"] == "rolling" for d in rec["dice"])
+        if rolling and not was_rolling:
+            starts.append([p["point"] for p in rec["points"] if p["light"] and p["dark"]])
+        was_rolling = rolling
+    assert len(starts) >= 6 and not any(starts), (what, starts)
+
+
 def test_injected_illegal_move_is_caught_by_the_referee(tmp_path: Path):
     from rules.matfile import loads
     from sim.script import script_lines

@@ -32,7 +32,7 @@ from calibration.board import F64
 from calibration.profile import CalibrationProfile
 from vision.geometry import point_centre_x, point_side
 from vision.images import network_input
-from vision.onnx import load_session
+from vision.onnx import MODELS_DIR, load_session
 
 STRIP_W = 32
 """Width of a strip (pixels): two point widths."""
@@ -48,7 +48,6 @@ COUNTS = MAX_COUNT + 1
 Kind = Literal["point", "bar", "tray"]
 KINDS: tuple[Kind, ...] = ("point", "bar", "tray")
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS_DIR / "checkers_strip.onnx"
 REBUILD_HINT = ("rebuild it with: pip install -e '.[train]' && python models/board_data.py checkers "
                 "DATA_DIR... && python models/train_checkers.py (see models/checkers.md)")

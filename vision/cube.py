@@ -26,7 +26,7 @@ from calibration.profile import CalibrationProfile
 from vision.checkers import region_homographies
 from vision.images import network_input
 from vision.observation import CUBE_FACES, CUBE_ZONES, CubeObservation
-from vision.onnx import load_session
+from vision.onnx import MODELS_DIR, load_session
 
 PX_PER_POINT = 56.0
 """Window resolution: pixels per point width."""
@@ -54,7 +54,6 @@ sizes and places see more or fewer look-alikes); chosen on frames the model did 
 with ``python models/board_data.py calibrate-presence`` (these: the first 250 frames of
 data-gen/validity-train2, value and zone right 68.4% there, 65.6% with one bias for all windows)."""
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS_DIR / "cube_reader.onnx"
 DEFAULT_FACE_MODEL = MODELS_DIR / "cube_face.onnx"
 REBUILD_HINT = ("rebuild it with: pip install -e '.[train]' && python models/board_data.py cube "

@@ -25,14 +25,13 @@ import numpy.typing as npt
 
 from calibration.profile import CalibrationProfile
 from vision.images import network_input
-from vision.onnx import load_session
+from vision.onnx import MODELS_DIR, load_session
 
 CROP_SIZE = 48
 """Side of the square network input, pixels."""
 CROP_MARGIN = 0.15
 """Fraction of the box side added on every side before cropping."""
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS_DIR / "die_reader.onnx"
 REBUILD_HINT = "rebuild it with: pip install -e '.[train]' && python models/train_die_reader.py"
 CALIBRATED_MODEL = MODELS_DIR / "die_reader_calibrated.onnx"

@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.images import colour_frame
-from vision.onnx import load_session
+from vision.onnx import MODELS_DIR, load_session
 
 INPUT_SCALE = 0.5
 """Frame -> network input scale."""
@@ -36,7 +36,6 @@ PAD_TO = 8
 MEAN, STD = 0.5, 0.25
 """Input normalisation: ``(pixel / 255 - MEAN) / STD``, BGR channel order."""
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS_DIR / "dice_locator.onnx"
 REBUILD_HINT = ("rebuild it with: pip install -e '.[train]' && python models/train_dice_locator.py "
                 "(see models/dice_locator.md)")

@@ -48,7 +48,7 @@ from calibration.profile import CalibrationProfile
 from vision.errors import ModelMissingError, VisionError
 from vision.geometry import checker_slots
 from vision.images import colour_frame, network_input
-from vision.onnx import load_session
+from vision.onnx import MODELS_DIR, load_session
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -95,7 +95,6 @@ FEATURE_NAMES: tuple[str, ...] = (
 )
 N_FEATURES = len(FEATURE_NAMES)
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS_DIR / "die_validity.onnx"
 REBUILD_HINT = "rebuild it with: pip install -e '.[train]' && python models/train_die_validity.py (see models/die_validity.md)"
 

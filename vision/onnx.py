@@ -7,6 +7,9 @@ from typing import Any
 
 from vision.errors import ModelMissingError
 
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+"""Where the committed models are (``models/`` at the top of the repository)."""
+
 
 def load_session(path: str | Path, *, what: str, rebuild_hint: str, threads: int = 1) -> Any:
     """An ONNX Runtime CPU session for the model at ``path``.

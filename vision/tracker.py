@@ -107,8 +107,9 @@ class TrackerConfig:
     """A state is emitted at least this often."""
     pending_hold_s: float = 1.0
     """When the hands have left and the recognitions show a checker map other than the settled one,
-    no state is emitted until the new map is confirmed (``confirm_frames``), for at most this long:
-    the referee would otherwise see the old position come back for a moment after a move."""
+    no state is emitted until the new map is confirmed (``confirm_frames``), for at most this long
+    after the hands were last seen (the quiet frames meanwhile are all recognised): the referee would
+    otherwise see the old position come back for a moment after a move."""
     motion_width: int = 160
     """Width (pixels) of the grey copy used for motion."""
     motion_delta: int = 18
@@ -300,7 +301,10 @@ class Tracker:
         or a hand is over the checkers (to count what is missing, at the refresh rate)."""
         quiet = self._now - self._last_motion_t >= self.config.quiet_s
         due = self._now - self._last_recognition_t >= self.config.refresh_s
-        pending = bool(self._maps) and (len(set(self._maps)) > 1 or self._maps[-1] != self._settled_map)
+        # a map to confirm: recognitions disagree with the settled one, or hands were over the checkers
+        # (what they did is known only from the recognitions after they have gone)
+        pending = self._pending_since is not None or (
+            bool(self._maps) and (len(set(self._maps)) > 1 or self._maps[-1] != self._settled_map))
         hand_due = self._now - self._last_recognition_t >= self.config.hand_refresh_s
         return (quiet and (self._dirty or pending or due)) or (bool(self._hands) and hand_due)
 
@@ -540,7 +544,7 @@ class Tracker:
         settled_flags = tuple(d.get("rest_s", 0.0) >= cfg.settle_s for d in dice)
         blocked = self._live is not None and any(h.over in BLOCKS_CHECKERS for h in hands)
         if (not blocked and self._pending_since is not None and not hands
-                and t - self._pending_since < cfg.pending_hold_s):
+                and t - max(self._pending_since, self._last_hand_t) < cfg.pending_hold_s):
             return []  # a new map is being confirmed: the settled one is about to be replaced
         key = (self._live[1] if blocked and self._live is not None else self._settled_map, self._in_hand, _hands_key(hands),
                tuple((d["id"], d["state"], d.get("value"), d.get("reason"), d.get("valid"), d.get("half")) for d in dice),

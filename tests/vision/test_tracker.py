@@ -397,3 +397,31 @@ def test_after_a_move_the_old_position_does_not_come_back_while_the_new_one_is_c
         after += t.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light_b, dark), hands=[])
     assert after, "the new position is reported once confirmed"
     assert all([p["light"] for p in s["points"]] == light_b for s in after)
+
+
+def test_after_hands_leave_the_table_is_recognised_until_the_map_is_known() -> None:
+    """Seen in a render: after a move the hands left, the table was quiet and recognised only once a
+    second; the hold ran out, the old position (the start) came back and the referee took it for the
+    checkers reset (NONSTANDARD_GAME_END). The quiet frames after hands are all recognised, and the
+    hold counts from when the hands were last seen."""
+    light_a = [0] * 24
+    dark = [0] * 24
+    light_a[5], light_a[7], dark[18] = 5, 3, 5
+    light_b = list(light_a)
+    light_b[7], light_b[3] = 2, 1
+    t = Tracker(TrackerConfig())
+    for k in range(4):
+        t.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light_a, dark), hands=[], moving=False)
+    hand = [HandObservation("near", "checkers", True)]
+    for k in range(4, 30):  # a hand over the checkers for 2.6 s, recognised from time to time
+        t.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light_b, dark) if k % 10 == 0 else None,
+                 hands=hand, moving=False)
+    out: list[dict[str, Any]] = []
+    k = 30
+    while not out and k < 60:  # hands gone, table quiet: recognise when the tracker asks
+        t.update(k, k * 0.1, dice=[], hands=[], moving=False)
+        board = TableObservation.from_counts(light_b, dark) if t.wants_recognition else None
+        out += t.update(k, k * 0.1 + 0.001, dice=[], board=board, hands=[], moving=False)
+        k += 1
+    assert out and [p["light"] for p in out[0]["points"]] == light_b
+    assert k - 30 <= 5, "the new map is confirmed from the first quiet frames"

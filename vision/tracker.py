@@ -290,6 +290,8 @@ class Tracker:
         self._now: float = 0.0
         self._clock: dict[str, Any] | None = None
         self._live: tuple[tuple[F64, F64, F64], tuple[tuple[int, ...], ...]] | None = None
+        self._latest: tuple[tuple[F64, F64, F64], tuple[tuple[int, ...], ...]] | None = None
+        """The last recognition without hands over the checkers (a possible map), for a map not yet confirmed."""
         self._pending_since: float | None = None
         self._last_hand_t: float = -math.inf
 
@@ -501,6 +503,8 @@ class Tracker:
         # more checkers of a colour than a set has is a misread, never a map to adopt (the referee
         # would refuse the state); like any other disagreeing recognition it breaks a run
         possible = max(seen) <= cfg.checkers_per_colour
+        if possible:
+            self._latest = ((board.point_p, board.bar_p, board.off_p), maps)
         logs = (np.log(np.maximum(board.point_p, 1e-9)), np.log(np.maximum(board.bar_p, 1e-9)),
                 np.log(np.maximum(board.off_p, 1e-9)))
         self._recent.append(logs)
@@ -543,10 +547,14 @@ class Tracker:
         dice = [self._die_json(tr, t) for tr in sorted(self._tracks, key=lambda x: x.id)]
         settled_flags = tuple(d.get("rest_s", 0.0) >= cfg.settle_s for d in dice)
         blocked = self._live is not None and any(h.over in BLOCKS_CHECKERS for h in hands)
-        if (not blocked and self._pending_since is not None and not hands
-                and t - max(self._pending_since, self._last_hand_t) < cfg.pending_hold_s):
-            return []  # a new map is being confirmed: the settled one is about to be replaced
-        key = (self._live[1] if blocked and self._live is not None else self._settled_map, self._in_hand, _hands_key(hands),
+        view = self._live if blocked else None
+        if not blocked and self._pending_since is not None and not hands:
+            if t - max(self._pending_since, self._last_hand_t) < cfg.pending_hold_s:
+                return []  # a new map is being confirmed: the settled one is about to be replaced
+            # still not confirmed (motion kept the table from being recognised): what was last seen,
+            # not the settled map that the recognitions since have contradicted
+            view = self._latest
+        key = (view[1] if view is not None else self._settled_map, self._in_hand if blocked else (0, 0), _hands_key(hands),
                tuple((d["id"], d["state"], d.get("value"), d.get("reason"), d.get("valid"), d.get("half")) for d in dice),
                settled_flags, None if self._cube is None else (self._cube.value, self._cube.zone),
                None if self._clock is None else tuple(sorted(self._clock.items())))
@@ -554,17 +562,18 @@ class Tracker:
             return []
         self._last_key = key
         self._last_emit_t = t
-        return [self._state_json(frame_id, t, dice, hands, blocked)]
+        return [self._state_json(frame_id, t, dice, hands, view, blocked)]
 
     def _state_json(self, frame_id: int, t: float, dice: list[dict[str, Any]], hands: list[HandObservation],
-                    blocked: bool) -> dict[str, Any]:
+                    view: tuple[tuple[F64, F64, F64], tuple[tuple[int, ...], ...]] | None, blocked: bool) -> dict[str, Any]:
+        """``view``: a recognition to show instead of the settled map (hands over the checkers, or a
+        new map not confirmed in time); ``blocked``: the hands' view, with the checkers in hand."""
         assert self._settled is not None and self._settled_map is not None
         point_p, bar_p, off_p = self._settled
         light, dark, bar, off = self._settled_map
-        in_hand = (0, 0)
-        if blocked and self._live is not None:
-            (point_p, bar_p, off_p), (light, dark, bar, off) = self._live
-            in_hand = self._in_hand
+        in_hand = self._in_hand if blocked else (0, 0)
+        if view is not None:
+            (point_p, bar_p, off_p), (light, dark, bar, off) = view
         points = []
         for i in range(24):
             points.append({"point": i + 1, "light": light[i], "dark": dark[i],

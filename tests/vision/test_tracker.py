@@ -425,3 +425,15 @@ def test_after_hands_leave_the_table_is_recognised_until_the_map_is_known() -> N
         k += 1
     assert out and [p["light"] for p in out[0]["points"]] == light_b
     assert k - 30 <= 5, "the new map is confirmed from the first quiet frames"
+    # the same, but one recognition after the hands left and then motion (an unseen hand at the dice)
+    # keeps the table from being recognised: after the hold, what was last seen, never the old map
+    t = Tracker(TrackerConfig())
+    for k in range(4):
+        t.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light_a, dark), hands=[], moving=False)
+    for k in range(4, 10):
+        t.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light_b, dark), hands=hand, moving=False)
+    later = t.update(10, 1.0, dice=[], hands=[], moving=False)
+    later += t.update(11, 1.1, dice=[], board=TableObservation.from_counts(light_b, dark), hands=[], moving=False)
+    for k in range(12, 40):
+        later += t.update(k, k * 0.1, dice=[], hands=[], moving=True)
+    assert later and all([p["light"] for p in s["points"]] == light_b for s in later)

@@ -1034,9 +1034,13 @@ class Referee:
         observed = PhysicalBoard.from_state(s)
         dice, p_roll = self._roll_from_play(s, before, observed)
         if p_roll < self.profile.confidence:
+            # not clear either way: the roll read stands (a possibly illegal play is judged with it,
+            # never excused by a doubtful reading) and the monitor is asked
+            fits = f"; the play would fit {dice[0]}-{dice[1]}" if sorted(dice) != sorted(read) else ""
             self._emit("ROLL_VALUE_UNREADABLE", mover,
-                       f"The roll looks like {dice[0]}-{dice[1]} but neither the dice nor the play make it clear. Please confirm.",
-                       frame=s.frame, details={"dice": list(dice), "read": list(read), "p": round(p_roll, 4)})
+                       f"The roll looks like {read[0]}-{read[1]}{fits}, but neither the dice nor the play make it clear. Please confirm.",
+                       frame=s.frame, details={"dice": list(read), "fits": list(dice), "p": round(p_roll, 4)})
+            dice = read
         plays = LegalPlays(before, dice) if self.profile.legal_results is None else None
         results: list[Position] = plays.positions() if plays is not None else self._legal_results(before, dice)
         try:

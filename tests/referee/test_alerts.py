@@ -119,6 +119,18 @@ def test_illegal_play_with_clearly_read_dice_is_still_illegal():
     assert entries(s)[-1] == "64: 13/9 13/8"
 
 
+def test_a_doubtful_reading_never_excuses_an_illegal_play():
+    # the reader gave the 5 only 3%: a 5-4 play is more likely an illegal play with 6-4 than a misread
+    # 5 (posterior 0.76 < 0.95): the roll read stands, the move is accused, and the monitor is asked
+    s = opened()
+    unclear_roll(s, (6, 4), value_p=([0, 0, 0, 0, 0.03, 0.97], None))
+    s.play("dark", "13/8 13/9")
+    s.end_turn("dark")
+    assert s.codes() == ["ROLL_VALUE_UNREADABLE", "ILLEGAL_MOVE"]
+    assert s.last("ROLL_VALUE_UNREADABLE").details["fits"] == [5, 4]
+    assert entries(s)[-1] == "64: 13/9 13/8"
+
+
 def test_unclear_die_and_a_play_that_fits_no_reading_asks_for_confirmation():
     # a 3-3 play fits neither 6-4 nor 5-4: the roll stays unclear (and the play is illegal either way)
     s = opened()

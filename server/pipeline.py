@@ -255,8 +255,13 @@ class HandCue:
         n, labels, stats, _ = cv2.connectedComponentsWithStats(self.changed, connectivity=8)
         least = self.min_frac * m.mask_count
         grow = np.ones((5, 5), np.uint8)
-        arms: dict[str, U8] = {}
-        orphans: list[tuple[U8, str | None]] = []
+        Side = Literal["near", "far"]
+        arms: dict[Side, U8] = {}
+        orphans: list[tuple[U8, Side | None]] = []
+
+        def join(side: Side, blob: U8) -> None:
+            arms[side] = blob if side not in arms else np.asarray(cv2.bitwise_or(arms[side], blob), dtype=np.uint8)
+
         for i in range(1, n):
             if stats[i, cv2.CC_STAT_AREA] < least:
                 continue
@@ -266,13 +271,12 @@ class HandCue:
             far_out = cv2.countNonZero(cv2.bitwise_and(reach, out_far))
             near = cv2.countNonZero(cv2.bitwise_and(blob, m.near_band))
             far = cv2.countNonZero(cv2.bitwise_and(blob, m.far_band))
-            band_side = None if max(near, far) == 0 else ("near" if near >= far else "far")
+            band_side: Side | None = None if max(near, far) == 0 else ("near" if near >= far else "far")
             # an edge whose outside is out of the picture: touching its band is all there is to see
             near_ev = near_out if seen_near else near
             far_ev = far_out if seen_far else far
             if max(near_ev, far_ev) > 0:
-                side = "near" if near_ev >= far_ev else "far"
-                arms[side] = blob if side not in arms else np.asarray(cv2.bitwise_or(arms[side], blob), dtype=np.uint8)
+                join("near" if near_ev >= far_ev else "far", blob)
             else:
                 orphans.append((blob, band_side))
         # a region that crosses no seat's edge belongs to the nearest arm (a palm cut off from its
@@ -281,18 +285,16 @@ class HandCue:
             if arms:
                 ys, xs = np.nonzero(blob)
                 centre = np.array([xs.mean(), ys.mean()])
-                side = min(arms, key=lambda k: float(np.min(np.hypot(*(np.nonzero(arms[k])[::-1] - centre[:, None])))))
+                join(min(arms, key=lambda k: float(np.min(np.hypot(*(np.nonzero(arms[k])[::-1] - centre[:, None]))))), blob)
             elif band_side is not None:
-                side = band_side
-            else:
-                continue
-            arms[side] = blob if side not in arms else np.asarray(cv2.bitwise_or(arms[side], blob), dtype=np.uint8)
+                join(band_side, blob)
         out: list[HandObservation] = []
-        for side in ("near", "far"):
+        sides: tuple[Side, Side] = ("near", "far")
+        for side in sides:
             if side in arms:
                 blob = arms[side]
                 self.hand_mask = np.asarray(cv2.bitwise_or(self.hand_mask, blob), dtype=np.uint8)
-                out.append(HandObservation(side, self._over(blob, side, dice_boxes), touching=True))  # type: ignore[arg-type]
+                out.append(HandObservation(side, self._over(blob, side, dice_boxes), touching=True))
         return out
 
     def settle(self, grey: U8) -> None:

@@ -84,6 +84,15 @@ def entries(s: Scenario) -> list[str]:
     return [f"{e.dice[0]}{e.dice[1]}: {e.play}" for g in s.ref.transcript().games for e in g.entries if e.dice]
 
 
+def six_four_then(first_p: list[float], play: str) -> Scenario:
+    """Dark rolls 6-4, the reader giving the first die ``first_p`` (faces 1..6), then plays ``play``."""
+    s = opened()
+    unclear_roll(s, (6, 4), value_p=(first_p, None))
+    s.play("dark", play)
+    s.end_turn("dark")
+    return s
+
+
 def test_unclear_die_is_settled_by_the_play():
     """A1.15: the play shows the roll; ROLL_VALUE_UNREADABLE only when neither dice nor play make it clear."""
     # read 6-4 with a doubtful 6; the legal 6-4 played confirms it: nothing to ask
@@ -99,10 +108,7 @@ def test_unclear_die_is_settled_by_the_play():
 
 def test_misread_die_is_corrected_by_the_play():
     # read 6-4, but the reader gave the first die's 5 a fair chance and a 5-4 was played: no false accusation
-    s = opened()
-    unclear_roll(s, (6, 4), value_p=([0, 0, 0, 0, 0.3, 0.7], None))
-    s.play("dark", "13/8 13/9")
-    s.end_turn("dark")
+    s = six_four_then([0, 0, 0, 0, 0.3, 0.7], "13/8 13/9")
     assert s.codes() == []
     assert entries(s)[-1] == "54: 13/9 13/8"
     assert s.last("MOVE").details["read"] == [6, 4]
@@ -111,10 +117,7 @@ def test_misread_die_is_corrected_by_the_play():
 
 def test_illegal_play_with_clearly_read_dice_is_still_illegal():
     # near miss: the same 5-4 play against a 6 read with certainty is an illegal move, not a misread die
-    s = opened()
-    unclear_roll(s, (6, 4), value_p=([0, 0, 0, 0, 0.0002, 0.9998], None))
-    s.play("dark", "13/8 13/9")
-    s.end_turn("dark")
+    s = six_four_then([0, 0, 0, 0, 0.0002, 0.9998], "13/8 13/9")
     assert s.codes() == ["ILLEGAL_MOVE"]
     assert entries(s)[-1] == "64: 13/9 13/8"
 
@@ -122,10 +125,7 @@ def test_illegal_play_with_clearly_read_dice_is_still_illegal():
 def test_a_doubtful_reading_never_excuses_an_illegal_play():
     # the reader gave the 5 only 3%: a 5-4 play is more likely an illegal play with 6-4 than a misread
     # 5 (posterior 0.76 < 0.95): the roll read stands, the move is accused, and the monitor is asked
-    s = opened()
-    unclear_roll(s, (6, 4), value_p=([0, 0, 0, 0, 0.03, 0.97], None))
-    s.play("dark", "13/8 13/9")
-    s.end_turn("dark")
+    s = six_four_then([0, 0, 0, 0, 0.03, 0.97], "13/8 13/9")
     assert s.codes() == ["ROLL_VALUE_UNREADABLE", "ILLEGAL_MOVE"]
     assert s.last("ROLL_VALUE_UNREADABLE").details["fits"] == [5, 4]
     assert entries(s)[-1] == "64: 13/9 13/8"
@@ -133,10 +133,7 @@ def test_a_doubtful_reading_never_excuses_an_illegal_play():
 
 def test_unclear_die_and_a_play_that_fits_no_reading_asks_for_confirmation():
     # a 3-3 play fits neither 6-4 nor 5-4: the roll stays unclear (and the play is illegal either way)
-    s = opened()
-    unclear_roll(s, (6, 4), value_p=([0, 0, 0, 0, 0.4, 0.6], None))
-    s.play("dark", "13/10 13/10")
-    s.end_turn("dark")
+    s = six_four_then([0, 0, 0, 0, 0.4, 0.6], "13/10 13/10")
     assert s.codes() == ["ROLL_VALUE_UNREADABLE", "ILLEGAL_MOVE"]
     assert s.last("ROLL_VALUE_UNREADABLE").details["p"] == pytest.approx(0.6, abs=0.01)
 

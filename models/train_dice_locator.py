@@ -124,6 +124,19 @@ def frame_dice(label: dict, scale: float) -> tuple[list[list[float]], list[list[
     return pos, ign, ev
 
 
+def frame_die_values(label: dict) -> np.ndarray:
+    """The face up of each positive of :func:`frame_dice` (same order; 0 where unknown)."""
+    out = []
+    for o in label["objects"]:
+        if o.get("kind") != "die" or o.get("box_xyxy") is None:
+            continue
+        b = o["box_xyxy"]
+        if b[2] - b[0] < 1 or b[3] - b[1] < 1 or float(o.get("visible_frac", 1.0)) < MIN_VISIBLE:
+            continue
+        out.append(int(o.get("value") or 0))
+    return np.array(out, np.int64)
+
+
 def frame_lookalikes(label: dict, scale: float) -> np.ndarray:
     """Boxes (scaled pixels) of what the locator must not take for a die: the cube and the checkers."""
     out = [[float(v) * scale for v in o["box_xyxy"]] for o in label["objects"]
@@ -138,10 +151,12 @@ def load_folder(folder: Path, cache_dir: Path) -> dict[str, object]:
     if cache.is_file():
         d = np.load(cache, allow_pickle=True)
         names = list(d["names"])
-        looks = [frame_lookalikes(json.loads(Path(str(n)).read_text()), INPUT_SCALE) for n in names]
+        labs = [json.loads(Path(str(n)).read_text()) for n in names]
         return {"images": d["images"], "boxes": list(d["boxes"]), "ignore": list(d["ignore"]),
-                "eval": list(d["eval"]), "names": names, "lookalikes": looks}
-    images, boxes, ignore, evals, names, looks = [], [], [], [], [], []
+                "eval": list(d["eval"]), "names": names,
+                "lookalikes": [frame_lookalikes(lab, INPUT_SCALE) for lab in labs],
+                "values": [frame_die_values(lab) for lab in labs]}
+    images, boxes, ignore, evals, names, looks, values = [], [], [], [], [], [], []
     t0 = time.time()
     for p in labels:
         lab = json.loads(p.read_text())
@@ -157,6 +172,7 @@ def load_folder(folder: Path, cache_dir: Path) -> dict[str, object]:
         evals.append(np.array(ev, np.float32).reshape(-1, 4))
         names.append(str(p))
         looks.append(frame_lookalikes(lab, INPUT_SCALE))
+        values.append(frame_die_values(lab))
     print(f"  {folder.name}: {len(images)} frames ({time.time() - t0:.0f} s)", flush=True)
     cache_dir.mkdir(parents=True, exist_ok=True)
     arr = np.stack(images)
@@ -166,22 +182,24 @@ def load_folder(folder: Path, cache_dir: Path) -> dict[str, object]:
     for i in range(len(boxes)):
         obj[i], ob2[i], ob3[i] = boxes[i], ignore[i], evals[i]
     np.savez(cache, images=arr, boxes=obj, ignore=ob2, eval=ob3, names=np.array(names))
-    return {"images": arr, "boxes": boxes, "ignore": ignore, "eval": evals, "names": names, "lookalikes": looks}
+    return {"images": arr, "boxes": boxes, "ignore": ignore, "eval": evals, "names": names, "lookalikes": looks,
+            "values": values}
 
 
 def sample_window(img: np.ndarray, boxes: np.ndarray, ignore: np.ndarray, rng: np.random.Generator,
                   lookalikes: np.ndarray | None = None, die_share: float = 0.75,
-                  lookalike_share: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  lookalike_share: float = 0.0, die_index: int | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A WIN x WIN training window (scale 0.75-1.35, flip, photometric changes) and its boxes:
-    centred near a die (``die_share`` of the windows), near the cube or a checker (``lookalike_share``:
-    hard negatives, the false dice the live pipeline saw), else anywhere."""
+    centred near die ``die_index`` if given, else near a die (``die_share`` of the windows), near the
+    cube, a checker or a mined false peak (``lookalike_share``: hard negatives), else anywhere."""
     h, w = img.shape[:2]
     s = float(np.exp(rng.uniform(np.log(0.75), np.log(1.35))))
     src = min(WIN / s, h, w)
     s = WIN / src
     u = rng.random()
-    if len(boxes) and u < die_share:
-        b = boxes[rng.integers(len(boxes))]
+    if die_index is not None or (len(boxes) and u < die_share):
+        b = boxes[die_index if die_index is not None else rng.integers(len(boxes))]
         cx = (b[0] + b[2]) / 2 + rng.uniform(-0.4, 0.4) * src
         cy = (b[1] + b[3]) / 2 + rng.uniform(-0.4, 0.4) * src
     elif lookalikes is not None and len(lookalikes) and u < die_share + lookalike_share:
@@ -225,16 +243,87 @@ def sample_window(img: np.ndarray, boxes: np.ndarray, ignore: np.ndarray, rng: n
     return np.clip(f, 0, 255).astype(np.uint8), pos, ign
 
 
+def die_table(data: list[dict[str, object]], one_boost: float = 0.0, hard_boost: float = 0.0,
+              hard_below: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
+    """Every positive die as (folder, frame, die) and its sampling probability: 1, plus
+    ``one_boost`` for a die showing 1 (the face the locator finds least), plus ``hard_boost`` for a
+    die the mined model scored under ``hard_below`` (``d["mined"]``, see :func:`mine`)."""
+    rows, wts = [], []
+    for k, d in enumerate(data):
+        mined = d.get("mined")
+        for i, bx in enumerate(d["boxes"]):  # type: ignore[arg-type]
+            vals = d["values"][i]  # type: ignore[index]
+            for j in range(len(bx)):
+                w = 1.0
+                if j < len(vals) and vals[j] == 1:
+                    w += one_boost
+                if mined is not None and mined[0][i][j] < hard_below:  # type: ignore[index]
+                    w += hard_boost
+                rows.append((k, i, j))
+                wts.append(w)
+    p = np.array(wts, np.float64)
+    return np.array(rows, np.int64).reshape(-1, 3), p / max(p.sum(), 1e-9)
+
+
+def mine(data: list[dict[str, object]], onnx_path: Path, threshold: float = 0.3) -> None:
+    """Score every training die with an exported locator (the peak of its heatmap inside the die's
+    box, into ``d["mined"][0]``) and add its false peaks (over ``threshold``, not on a die) to the
+    frame's lookalikes: the windows that teach most are sampled more."""
+    import onnxruntime as ort
+
+    sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    name = sess.get_inputs()[0].name
+    t0 = time.time()
+    n_hard = n_false = 0
+    for d in data:
+        scores_all = []
+        for i, img in enumerate(d["images"]):  # type: ignore[arg-type]
+            h, w = img.shape[:2]
+            out = sess.run(None, {name: normalise(img, -(-w // 8) * 8, -(-h // 8) * 8)})[0][0]
+            heat = 1.0 / (1.0 + np.exp(-out[0]))
+            sc = []
+            for b in d["boxes"][i]:  # type: ignore[index]
+                x0, y0 = int(b[0] // STRIDE), int(b[1] // STRIDE)
+                x1, y1 = int(np.ceil(b[2] / STRIDE)), int(np.ceil(b[3] / STRIDE))
+                sc.append(float(heat[y0:max(y1, y0 + 1), x0:max(x1, x0 + 1)].max()))
+            scores_all.append(np.array(sc, np.float32))
+            n_hard += sum(1 for v in sc if v < 0.5)
+            peaks = (heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+            near = [*d["boxes"][i], *d["ignore"][i]]  # type: ignore[index]
+            extra = []
+            for py, px in zip(*np.nonzero(peaks), strict=True):
+                cx, cy = (px + 0.5) * STRIDE, (py + 0.5) * STRIDE
+                if any(b[0] - 4 <= cx <= b[2] + 4 and b[1] - 4 <= cy <= b[3] + 4 for b in near):
+                    continue
+                extra.append([cx - 6, cy - 6, cx + 6, cy + 6])
+            if extra:
+                n_false += len(extra)
+                d["lookalikes"][i] = np.vstack([d["lookalikes"][i], np.array(extra, np.float32)])  # type: ignore[index]
+        d["mined"] = (scores_all,)
+    print(f"  mined with {onnx_path.name}: {n_hard} dice scored under 0.5, {n_false} false peaks "
+          f"({time.time() - t0:.0f} s)", flush=True)
+
+
 def batch(data: list[dict[str, object]], size: int, rng: np.random.Generator, die_share: float = 0.75,
-          lookalike_share: float = 0.0) -> tuple[torch.Tensor, ...]:
+          lookalike_share: float = 0.0, dice: tuple[np.ndarray, np.ndarray] | None = None
+          ) -> tuple[torch.Tensor, ...]:
+    """A training batch; with ``dice`` (from :func:`die_table`) the die-centred windows pick their die
+    by its sampling probability instead of a frame at random."""
     xs, heats, weights, regs, masks = [], [], [], [], []
     g = WIN // STRIDE
     for _ in range(size):
-        d = data[rng.integers(len(data))]
-        images = d["images"]
-        i = int(rng.integers(len(images)))  # type: ignore[arg-type]
-        win, pos, ign = sample_window(images[i], d["boxes"][i], d["ignore"][i], rng,  # type: ignore[index]
-                                      d["lookalikes"][i], die_share, lookalike_share)  # type: ignore[index]
+        if dice is not None and len(dice[0]) and rng.random() < die_share:
+            k, i, j = (int(v) for v in dice[0][rng.choice(len(dice[0]), p=dice[1])])
+            d = data[k]
+            win, pos, ign = sample_window(d["images"][i], d["boxes"][i], d["ignore"][i], rng,  # type: ignore[index]
+                                          d["lookalikes"][i], die_index=j)  # type: ignore[index]
+        else:
+            d = data[rng.integers(len(data))]
+            images = d["images"]
+            i = int(rng.integers(len(images)))  # type: ignore[arg-type]
+            ds, ls = (0.0, lookalike_share / max(1e-9, 1 - die_share)) if dice is not None else (die_share, lookalike_share)
+            win, pos, ign = sample_window(images[i], d["boxes"][i], d["ignore"][i], rng,  # type: ignore[index]
+                                          d["lookalikes"][i], ds, ls)  # type: ignore[index]
         heat, weight, reg, mask = encode_targets(pos, ign, g, g, STRIDE)
         xs.append(normalise(win)[0])
         heats.append(heat)
@@ -310,10 +399,48 @@ def evaluate(locator: DiceLocator, folders: list[Path]) -> dict[str, object]:
     return out
 
 
+def evaluate_video(locator: DiceLocator, folders: list[Path], radius: float = 12.0) -> dict[str, object]:
+    """Per-frame recall of the dice at rest in rendered videos (``gammonwatch sim video`` folders,
+    ``index.jsonl`` with the truth per stored frame): what the live pipeline needs is the die found in
+    the frames it rests, not in single varied frames. A die is found when a box centre lies within
+    ``radius`` px of its ``center_px``; a rest is the run of frames a die keeps one place, found when
+    the locator finds it in at least half of them; a box far from every die is a false box."""
+    out: dict[str, object] = {}
+    for folder in folders:
+        found = total = false = frames = 0
+        rests: dict[tuple[int, int, int], list[bool]] = {}
+        for line in (folder / "index.jsonl").read_text().splitlines():
+            rec = json.loads(line)
+            dice = [d for d in rec["truth"].get("dice", []) if d.get("center_px")]
+            img = cv2.imread(str(folder / rec["image"]))
+            if img is None:
+                continue
+            frames += 1
+            boxes = locator.locate(img).boxes
+            centres = (boxes[:, :2] + boxes[:, 2:]) / 2 if len(boxes) else np.zeros((0, 2))
+            for d in dice:
+                if d.get("state") != "at_rest":
+                    continue
+                c = np.array(d["center_px"], np.float64)
+                hit = bool(len(centres)) and float(np.hypot(*(centres - c).T).min()) <= radius
+                total += 1
+                found += hit
+                key = (int(d["id"]), int(round(c[0] / 4)), int(round(c[1] / 4)))
+                rests.setdefault(key, []).append(hit)
+            for c in centres:
+                if not any(np.hypot(*(np.array(d["center_px"]) - c)) <= 2 * radius for d in dice):
+                    false += 1
+        rest_found = sum(1 for v in rests.values() if np.mean(v) >= 0.5)
+        out[folder.name] = {"frames": frames, "dice_at_rest": total, "recall": round(found / max(total, 1), 4),
+                            "rests": len(rests), "rests_found": rest_found, "false_boxes": false}
+        print(f"  {folder.name}: {out[folder.name]}", flush=True)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--train", type=Path, nargs="+", default=DEFAULT_TRAIN)
-    ap.add_argument("--test", type=Path, nargs="+", default=DEFAULT_TEST)
+    ap.add_argument("--test", type=Path, nargs="*", default=DEFAULT_TEST)
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "dice_locator.onnx")
     ap.add_argument("--steps", type=int, default=2500)
     ap.add_argument("--batch", type=int, default=16)
@@ -323,6 +450,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init-onnx", type=Path, default=None,
                     help="continue from an export of the same network (batch norm folded; kept in inference mode)")
     ap.add_argument("--eval-only", action="store_true", help="only measure --out on the --test folders")
+    ap.add_argument("--video", type=Path, nargs="*", default=[],
+                    help="rendered video folders (index.jsonl) to measure recall of dice at rest on as well")
+    ap.add_argument("--one-boost", type=float, default=2.0,
+                    help="extra sampling weight of a die showing 1 (the face found least)")
+    ap.add_argument("--hard-boost", type=float, default=3.0,
+                    help="extra sampling weight of a die the mined model scores under 0.5")
+    ap.add_argument("--mine-onnx", type=Path, default=None,
+                    help="locator to mine hard dice and false peaks with (default: --init-onnx; none: no mining)")
     ap.add_argument("--threshold", type=float, default=None, help="heatmap threshold for --eval-only")
     ap.add_argument("--die-share", type=float, default=0.6, help="share of windows centred near a die")
     ap.add_argument("--lookalike-share", type=float, default=0.25,
@@ -331,6 +466,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.eval_only:
         loc = DiceLocator(args.out) if args.threshold is None else DiceLocator(args.out, threshold=args.threshold)
         evaluate(loc, [f for f in args.test if (f / "frames").is_dir()])
+        if args.video:
+            evaluate_video(loc, args.video)
         return 0
 
     t_start = time.time()
@@ -345,13 +482,18 @@ def main(argv: list[str] | None = None) -> int:
             continue
         d = load_folder(folder, cache_dir)
         if args.max_frames:
-            for k in ("boxes", "ignore", "eval", "names", "lookalikes"):
+            for k in ("boxes", "ignore", "eval", "names", "lookalikes", "values"):
                 d[k] = d[k][: args.max_frames]  # type: ignore[index]
             d["images"] = d["images"][: args.max_frames]  # type: ignore[index]
         data.append(d)
     n_frames = sum(len(d["images"]) for d in data)  # type: ignore[arg-type]
     n_dice = sum(len(b) for d in data for b in d["boxes"])  # type: ignore[attr-defined]
     print(f"training frames: {n_frames}, dice: {n_dice}", flush=True)
+
+    mine_onnx = args.mine_onnx if args.mine_onnx is not None else args.init_onnx
+    if mine_onnx is not None:
+        mine(data, mine_onnx)
+    dice = die_table(data, args.one_boost, args.hard_boost)
 
     model = LocatorNet()
     if args.init_onnx is not None:
@@ -367,7 +509,7 @@ def main(argv: list[str] | None = None) -> int:
             for mod in model.modules():
                 if isinstance(mod, nn.BatchNorm2d):
                     mod.eval()
-        x, heat, weight, reg, mask = batch(data, args.batch, rng, args.die_share, args.lookalike_share)
+        x, heat, weight, reg, mask = batch(data, args.batch, rng, args.die_share, args.lookalike_share, dice)
         out = model(x)
         lh = focal_loss(out[:, 0], heat, weight)
         m = mask.unsqueeze(1)
@@ -402,12 +544,14 @@ def main(argv: list[str] | None = None) -> int:
     locator = DiceLocator(args.out)
     print("held-out frames:", flush=True)
     held = evaluate(locator, [f for f in args.test if (f / "frames").is_dir()])
+    video = evaluate_video(locator, args.video) if args.video else {}
     metrics = {"seed": SEED, "parameters": n_params, "onnx_bytes": args.out.stat().st_size,
                "training_frames": n_frames, "training_dice": n_dice,
                "training_folders": {str(d["names"][0]).split("/frames/")[0].split("/")[-1]: len(d["images"])  # type: ignore[index,arg-type]
                                     for d in data if len(d["names"])},  # type: ignore[arg-type]
                "steps": args.steps, "batch": args.batch, "window": WIN, "lr": args.lr,
-               "heldout": held, "train_seconds": round(train_seconds, 1),
+               "heldout": held, "video": video, "one_boost": args.one_boost, "hard_boost": args.hard_boost,
+               "mined_with": str(mine_onnx) if mine_onnx is not None else None, "train_seconds": round(train_seconds, 1),
                "total_seconds": round(time.time() - t_start, 1), "onnx_vs_torch_max_abs_diff": max_diff,
                "torch": torch.__version__, "threads": args.threads,
                "command": "python models/train_dice_locator.py " + " ".join(argv if argv is not None else sys.argv[1:])}

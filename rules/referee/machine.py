@@ -199,6 +199,8 @@ class Referee:
         start = len(self.alerts)
         self.states_seen += 1
         self._now = s.t
+        if s.cube is not None and s.cube.confidence < self.profile.cube_min_confidence:
+            s = replace(s, cube=None)  # a doubtful cube is not seen (Profile.cube_min_confidence)
         prev = self._prev
         # the cube and the clock keep their last seen value while a hand hides them
         self._cube_before, self._clock_before = self._last_cube, self._last_clock

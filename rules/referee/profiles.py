@@ -85,6 +85,10 @@ class Profile:
     """Dice at rest this long count as at rest (RG19 4.1.4.3; Interp. in the others, DIGEST A1.3)."""
     confidence: float = 0.95
     """Posterior below which a judgement becomes a 'please confirm' WARN instead of an accusation."""
+    cube_min_confidence: float = 0.6
+    """A cube read with less confidence than this is taken as not seen (it keeps its last confident
+    place and face, as under a hand): a cube action or a wrong level is never inferred from a doubtful
+    reading."""
     illegal_play_prior: float = 0.01
     """Prior probability that a turn's play is illegal, weighed against a misread die when the dice
     were not read with certainty: a roll under which the play is legal wins over the roll read, under

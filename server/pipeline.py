@@ -574,12 +574,13 @@ class FramePipeline:
                            timings, recognition)
 
     def _note_gone(self, image: U8, boxes: Sequence[Box]) -> None:
-        """Followed dice not found this frame whose spot shows the bare table again (the copy kept
-        from before they arrived) were taken: a hand from the far seat can be too small to be seen."""
+        """Followed dice at rest not found this frame whose spot shows the bare table again (the copy
+        kept from before they arrived) were taken: a hand from the far seat can be too small to be
+        seen. (A rolling die has left the spot it was last seen at: it is not gone.)"""
         if self._background is None:
             return
         side = sum(self._die_px) / 2
-        for c in self.tracker.followed_dice():
+        for c in self.tracker.followed_dice(resting=True):
             spot: Box = (c[0] - side / 2, c[1] - side / 2, c[0] + side / 2, c[1] + side / 2)
             if any(math.dist(_centre(b), c) <= side for b in boxes) or self._hand_next_to(spot):
                 continue

@@ -321,9 +321,11 @@ class Tracker:
             tr.lifted = True
             tr.reset_reading()
 
-    def followed_dice(self) -> list[tuple[float, float]]:
-        """Image centres of the dice followed now (seen, or hidden for a moment), not those lifted."""
-        return [tr.center for tr in self._tracks if not tr.lifted]
+    def followed_dice(self, resting: bool = False) -> list[tuple[float, float]]:
+        """Image centres of the dice followed now (seen, or hidden for a moment), not those lifted;
+        ``resting``: only those still for ``still_s`` (a rolling die's last spot is bare a frame later)."""
+        return [tr.center for tr in self._tracks if not tr.lifted
+                and (not resting or (not tr.moving and self._now - tr.last_move >= self.config.still_s))]
 
     def note_motion(self, t: float, moving: bool) -> None:
         """Tell the tracker the table moved at ``t`` (done by :meth:`update` with ``motion``)."""

@@ -583,7 +583,10 @@ class Tracker:
         out: dict[str, Any] = {
             "type": "table_state", "version": SCHEMA_VERSION, "frame": int(frame_id), "t": round(float(t), 4),
             "source": self.source, "points": points,
-            "bar": {"light": bar[0], "dark": bar[1]}, "off": {"light": off[0], "dark": off[1]},
+            "bar": {"light": bar[0], "dark": bar[1],
+                    "light_p": rounded_distribution(bar_p[0]), "dark_p": rounded_distribution(bar_p[1])},
+            "off": {"light": off[0], "dark": off[1],
+                    "light_p": rounded_distribution(off_p[0]), "dark_p": rounded_distribution(off_p[1])},
             "dice": dice[:4],
         }
         if in_hand != (0, 0):

@@ -497,7 +497,10 @@ class Referee:
             player = self.setup.player_of(colour)
             expected = 15 - self.position.out_of_play[player]
             total = s.total(colour)
-            if self._latch(f"count-{colour.value}", settled and total != expected):
+            # with count distributions (vision) only a count the observation makes clear: a stack or
+            # the bar read one short with a fair chance of the right count is no missing checker
+            wrong = settled and total != expected and s.total_probability(colour, expected) < 1.0 - self.profile.confidence
+            if self._latch(f"count-{colour.value}", wrong):
                 self._emit("CHECKER_COUNT_MISMATCH", player,
                            f"{colour.value.title()} has {total} checkers on the table, not {expected}. Please count the checkers.",
                            frame=s.frame, details={"colour": colour.value, "seen": total, "expected": expected})

@@ -165,6 +165,20 @@ def _pair(value: Any, path: str) -> tuple[int, int]:
 
 
 _PAIR_KEYS = frozenset({"light", "dark"})
+_COUNTED_PAIR_KEYS = frozenset({"light", "dark", "light_p", "dark_p"})
+
+PairDist = tuple[tuple[float, ...] | None, tuple[float, ...] | None]
+"""Optional count distributions of a (light, dark) pair: the bar's or the trays'."""
+
+
+def _counted_pair(value: Any, path: str) -> tuple[tuple[int, int], PairDist]:
+    """A bar or tray pair: MAP counts and optional ``light_p`` / ``dark_p`` distributions."""
+    obj = _obj(value, path)
+    _check_keys(obj, path, _COUNTED_PAIR_KEYS, ("light", "dark"))
+    counts = (_int(obj["light"], f"{path}.light", 0, MAX_CHECKERS), _int(obj["dark"], f"{path}.dark", 0, MAX_CHECKERS))
+    dists = (_dist(obj["light_p"], f"{path}.light_p") if "light_p" in obj else None,
+             _dist(obj["dark_p"], f"{path}.dark_p") if "dark_p" in obj else None)
+    return counts, dists
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +280,10 @@ class TableState:
     hands: tuple[Hand, ...] = ()
     clock: Clock | None = None
     source: str | None = None
+    bar_p: PairDist = (None, None)
+    """Count distributions of the bar (light, dark), where the observer gives them."""
+    off_p: PairDist = (None, None)
+    """Count distributions of the trays (light, dark), where the observer gives them."""
     _light: tuple[int, ...] = field(init=False, repr=False, compare=False)
     _dark: tuple[int, ...] = field(init=False, repr=False, compare=False)
     _simple: bool = field(init=False, repr=False, compare=False)
@@ -320,8 +338,38 @@ class TableState:
             for i, (want, seen) in enumerate(zip(want_counts, seen_counts, strict=True)):
                 if want != seen:
                     total += self._cell_lp(i, c, want) - self._cell_lp(i, c, seen)
-        extra = (bar[0] != self.bar[0]) + (bar[1] != self.bar[1]) + (off[0] != self.off[0]) + (off[1] != self.off[1])
-        return total + extra * _LOG_MISS
+        for want_pair, seen_pair, dists in ((bar, self.bar, self.bar_p), (off, self.off, self.off_p)):
+            for c in (0, 1):
+                if want_pair[c] != seen_pair[c]:
+                    dist = dists[c]
+                    total += (_LOG_MISS if dist is None else
+                              math.log(max(dist[want_pair[c]] if want_pair[c] < len(dist) else 0.0, 1e-9))
+                              - math.log(max(dist[seen_pair[c]] if seen_pair[c] < len(dist) else 0.0, 1e-9)))
+        return total
+
+    def total_probability(self, colour: Colour, total: int) -> float:
+        """P(the camera's view accounts for exactly ``total`` checkers of a colour): the points', bar's
+        and trays' count distributions added up (the MAP count with its confidence where no
+        distribution is given), plus the checkers in a hand or unclear. Plain counts: 1 or 0."""
+        if self._simple and self.bar_p == (None, None) and self.off_p == (None, None):
+            return 1.0 if self.total(colour) == total else 0.0
+        i = 0 if colour is Colour.LIGHT else 1
+        k = total - self.in_hand[i] - (sum(u.count for u in self.unclear if u.colour is colour) if self.unclear else 0)
+        if k < 0:
+            return 0.0
+        cells: list[tuple[tuple[float, ...] | None, int, float]] = [
+            ((obs.light_p, obs.dark_p)[i], (obs.light, obs.dark)[i],
+             obs.confidence if obs.confidence is not None else DEFAULT_POINT_CONFIDENCE) for obs in self.points]
+        cells.append((self.bar_p[i], self.bar[i], DEFAULT_POINT_CONFIDENCE))
+        cells.append((self.off_p[i], self.off[i], DEFAULT_POINT_CONFIDENCE))
+        acc = [1.0] + [0.0] * k  # P(partial sum = j), j = 0..k (larger sums never come back down)
+        for dist, seen, conf in cells:
+            if dist is None:
+                dist = tuple(conf if n == seen else (1.0 - conf) / MAX_CHECKERS for n in range(MAX_CHECKERS + 1))
+            elif len(dist) == 1:
+                continue  # surely empty
+            acc = [sum(acc[j - n] * dist[n] for n in range(min(j, len(dist) - 1) + 1)) for j in range(k + 1)]
+        return acc[k]
 
     def _cell_lp(self, i: int, colour: int, count: int) -> float:
         """log P(observation of point i+1, one colour | that point holds ``count`` of the colour)."""
@@ -372,8 +420,8 @@ class TableState:
             dark_p = _dist(p["dark_p"], f"{path}.dark_p") if "dark_p" in p else None
             conf = _num(p["confidence"], f"{path}.confidence", 0.0, 1.0) if "confidence" in p else None
             points.append(PointObs(light, dark, light_p, dark_p, conf))
-        bar = _pair(obj["bar"], "bar") if "bar" in obj else (0, 0)
-        off = _pair(obj["off"], "off") if "off" in obj else (0, 0)
+        bar, bar_p = _counted_pair(obj["bar"], "bar") if "bar" in obj else ((0, 0), (None, None))
+        off, off_p = _counted_pair(obj["off"], "off") if "off" in obj else ((0, 0), (None, None))
         in_hand = _pair(obj["in_hand"], "in_hand") if "in_hand" in obj else (0, 0)
         unclear: list[Unclear] = []
         if "unclear" in obj:
@@ -444,7 +492,8 @@ class TableState:
         source = obj.get("source")
         if source is not None and not isinstance(source, str):
             raise TableStateError("source", "must be a string")
-        state = cls(frame, t, tuple(points), bar, off, in_hand, tuple(unclear), tuple(dice), cube, tuple(hands), clock, source)
+        state = cls(frame, t, tuple(points), bar, off, in_hand, tuple(unclear), tuple(dice), cube, tuple(hands), clock, source,
+                    bar_p, off_p)
         for colour in Colour:
             if state.total(colour) > MAX_CHECKERS:
                 raise TableStateError("points", f"more than 15 {colour.value} checkers in total ({state.total(colour)})")
@@ -463,8 +512,12 @@ class TableState:
                 d["confidence"] = p.confidence
             pts.append(d)
         out["points"] = pts
-        out["bar"] = {"light": self.bar[0], "dark": self.bar[1]}
-        out["off"] = {"light": self.off[0], "dark": self.off[1]}
+        for key, pair, dists in (("bar", self.bar, self.bar_p), ("off", self.off, self.off_p)):
+            entry: dict[str, Any] = {"light": pair[0], "dark": pair[1]}
+            for dist, name in zip(dists, ("light_p", "dark_p"), strict=True):
+                if dist is not None:
+                    entry[name] = list(dist)
+            out[key] = entry
         if self.in_hand != (0, 0):
             out["in_hand"] = {"light": self.in_hand[0], "dark": self.in_hand[1]}
         if self.unclear:

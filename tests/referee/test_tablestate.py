@@ -65,6 +65,27 @@ def test_log_likelihood_prefers_the_map_and_uses_distributions():
     assert base - lower == pytest.approx(__import__("math").log(0.9 / 0.05), rel=1e-6)
 
 
+def test_total_probability_adds_up_the_count_distributions():
+    """P(the view holds n checkers of a colour): convolution of the points', bar's and trays'
+    distributions (MAP with 0.999 where none is given); plain counts give 1 or 0."""
+    obj = example("uncertain_vision.json")
+    state = TableState.from_json(obj)
+    total = state.total(Colour.LIGHT)
+    p_map = state.total_probability(Colour.LIGHT, total)
+    p_more = state.total_probability(Colour.LIGHT, total + 1)
+    assert 0.5 < p_map < 1.0 and p_more > 0.0
+    assert sum(state.total_probability(Colour.LIGHT, n) for n in range(16 * 26)) == pytest.approx(1.0, abs=0.02)
+    assert state.bar_p[0] == (0.98, 0.02)
+    # the bar's distribution counts: with 40% on one light checker there, one more is likelier
+    obj["bar"]["light_p"] = [0.6, 0.4]
+    assert TableState.from_json(obj).total_probability(Colour.LIGHT, total + 1) > 5 * p_more
+    obj["bar"]["light_p"] = [0.5, 0.2]
+    with pytest.raises(TableStateError, match="sum to 1"):
+        TableState.from_json(obj)
+    plain = TableState.from_json(example("start_position.json"))
+    assert plain.total_probability(Colour.DARK, 15) == 1.0 and plain.total_probability(Colour.DARK, 14) == 0.0
+
+
 def _set(obj: dict, path: list, value: object) -> dict:
     obj = copy.deepcopy(obj)
     target = obj
@@ -97,6 +118,7 @@ BAD = [
     (["cube", "value"], 3, "cube.value", "cube face"),
     (["cube", "zone"], "floor", "cube.zone", "centre, near, far, board, absent"),
     (["bar"], {"light": 1}, "bar.dark", "required"),
+    (["in_hand"], {"light": 0, "dark": 0, "light_p": [1.0]}, "in_hand.light_p", "not a table-state field"),
     (["clock", "running"], "left", "clock.running", "near, far"),
 ]
 

@@ -206,7 +206,9 @@ def test_checker_map_matches_the_ground_truth_once_settled(
         got = [(p["light"], p["dark"]) for p in s["points"]]
         want = [(p["light"], p["dark"]) for p in gt["points"]]
         assert got == want, f"frame {s['frame']}: points differ at " + str([i + 1 for i in range(24) if got[i] != want[i]])
-        assert s["bar"] == gt["bar"] and s["off"] == gt["off"]
+        for key in ("bar", "off"):
+            assert {c: s[key][c] for c in ("light", "dark")} == gt[key]
+            assert all(abs(sum(s[key][f"{c}_p"]) - 1) < 1e-3 for c in ("light", "dark"))
         assert "in_hand" not in s
     assert checked > 10
 

@@ -760,9 +760,12 @@ class Referee:
             if self._end_signalled(s, prev, mover):
                 if self.pending is not None and self.pending.offender != mover:
                     return  # the clock handed back to the offender: notice of his illegal move (RG19 4.2.3.1(a))
-                self._pass_without_roll(s)
+                if not self._unseen_roll(s, []):
+                    self._pass_without_roll(s)
             return
         if phase is Phase.ROLLING:
+            if not new_roll and self._end_signalled(s, prev, mover) and self._unseen_roll(s, self._roll_dice(s, mover)):
+                return
             self._settling(s, prev, mover, new_roll)
 
     def _roller(self, rolling: list[tuple[int, Die]], default: int) -> int:
@@ -1329,6 +1332,53 @@ class Referee:
                              f"in a {m.length}-point match has {one_away.count(True)}")
         done = any(one_away) and not crawford
         return replace(m, score=score).with_crawford(crawford, done)
+
+    def _unseen_roll(self, s: TableState, seen: list[tuple[int, Die]]) -> bool:
+        """The mover ends his turn (``PRE_ROLL`` or an unfinished ``ROLLING``) but the table shows that
+        he played: the camera missed his roll (a die never found, a throw hidden by an arm). Like a
+        monitor who looked away, the referee takes the roll the play shows (DIGEST A1.15): every roll
+        weighed by the dice seen at rest (``seen``; a die not seen at rest counts each face alike) and
+        by how well its best legal result explains the table. The turn is judged with that roll and
+        ROLL_VALUE_UNREADABLE asks the monitor to confirm it. Returns False (nothing done) when the
+        unchanged position explains the table at least as well (no play: a pass without a roll) or
+        no legal play of any roll does (an illegal play needs the real roll: the usual path)."""
+        if self.setup.dice_mode is not DiceMode.TWO or self.pending is not None or not s.settled:
+            return False
+        mover = self.turn
+        before = self.position
+        uniform = [1.0 / 6] * 6
+        faces = [_face_p(d) if d.state is DieState.AT_REST and d.value is not None else uniform for _, d in seen[:2]]
+        faces += [uniform] * (2 - len(faces))
+        prior: dict[tuple[int, int], float] = {}
+        for a in range(1, 7):
+            for b in range(1, 7):
+                key = (max(a, b), min(a, b))
+                prior[key] = prior.get(key, 0.0) + faces[0][a - 1] * faces[1][b - 1]
+        observed = PhysicalBoard.from_state(s)
+        ll_seen = observed.log_likelihood(s)
+        ll_still = self.map.to_physical(before).log_likelihood(s)
+        fits: dict[tuple[int, int], float] = {}
+        for roll in prior:
+            best = max((self.map.to_physical(p).log_likelihood(s) for p in self._legal_results(before, roll)), default=-math.inf)
+            fits[roll] = best
+        top = max(fits.values())
+        if top <= ll_still or top < ll_seen - math.log(2.0):
+            return False
+        weights = {r: prior[r] * math.exp(min(0.0, f - ll_seen)) for r, f in fits.items()}
+        total = sum(weights.values())
+        roll = max(weights, key=lambda r: weights[r])
+        p_roll = weights[roll] / total if total > 0 else 0.0
+        self._emit("ROLL_VALUE_UNREADABLE", mover,
+                   f"{self._name(mover)}'s roll was not seen; the play shows {roll[0]}-{roll[1]}. Please confirm the roll.",
+                   frame=s.frame, details={"dice": None, "fits": list(roll), "p": round(p_roll, 4), "not_seen": True})
+        self.dice = roll
+        self.roll_p = {roll: 1.0}
+        self.roll_pos = before
+        self.roll_frame = None
+        self.valid_rolls += 1
+        self.phase = Phase.MOVING
+        self._judge_turn(s)
+        return True
 
     def _pass_without_roll(self, s: TableState) -> None:
         mover = self.turn

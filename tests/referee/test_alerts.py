@@ -285,6 +285,45 @@ def test_a_count_short_by_one_is_a_mismatch_only_when_the_observation_is_clear(b
     assert s.codes() == codes
 
 
+def _moves(s: Scenario) -> list[tuple[str, list[int]]]:
+    return [(a.message.split(" played")[0], a.details["dice"]) for a in s.alerts if a.code == "MOVE"]
+
+
+def test_a_roll_the_camera_missed_is_taken_from_the_play_and_confirmed_by_the_monitor():
+    """Dark's throw was never seen (vision lost both dice); he plays 24/18 13/9 and presses the
+    clock. The play shows 6-4 (DIGEST A1.15): the turn is recorded with it and ROLL_VALUE_UNREADABLE
+    asks the monitor to confirm, instead of 'ended his turn without rolling' followed by every later
+    roll being judged as the wrong player's."""
+    s = opened()
+    s.play("dark", "24/18 13/9")
+    s.end_turn("dark")
+    assert s.codes() == ["ROLL_VALUE_UNREADABLE"]
+    assert s.last("ROLL_VALUE_UNREADABLE").details["fits"] == [6, 4]
+    assert _moves(s)[-1][1] == [6, 4]
+    turn(s, "light", (5, 2), "13/8 6/4")  # the match goes on in step
+    assert s.codes() == ["ROLL_VALUE_UNREADABLE"]
+    # near miss: no play on the table: a pass without rolling, as before
+    near = opened()
+    near.end_turn("dark")
+    assert near.codes() in (["ILLEGAL_MOVE"], ["IMPOSSIBLE_MOVE"])
+
+
+def test_a_throw_with_one_die_lost_is_completed_from_the_play():
+    """Seen in the seed-303 render: dark's dice came to rest touching, vision kept the 2 and lost
+    the 6 (its die stays 'rolling'). He plays bar-less 24/18 18/16 and presses the clock: the die
+    seen (2) and the play make the roll 6-2."""
+    s = opened()
+    s.table.dice = [{"id": k, "value": None, "state": "rolling", "half": s.script.right_half(s.player("dark"))} for k in (0, 1)]
+    s.snap()
+    s.table.dice[0].update(value=2, state="at_rest", valid=True, reason="flat_board")
+    s.snap(0.6)
+    s.snap(2.0)
+    s.play("dark", "24/18 18/16")
+    s.end_turn("dark")
+    assert s.codes() == ["ROLL_VALUE_UNREADABLE"]
+    assert _moves(s)[-1][1] == [6, 2]
+
+
 def test_checkers_touched_during_the_opponents_turn():
     s = opened()
     s.roll("dark", 6, 4)

@@ -42,7 +42,15 @@ from vision.dice_detect import detect_dice
 from vision.dice_validity import die_board_xy, half_of
 from vision.observation import DieObservation
 from vision.recognizer import FrameRecognizer, Recognition, die_px_range
-from vision.tracker import HandObservation, Motion, MotionDetector, Tracker, TrackerConfig, outer_corners
+from vision.tracker import (
+    HandObservation,
+    Motion,
+    MotionDetector,
+    Tracker,
+    TrackerConfig,
+    assign,
+    outer_corners,
+)
 
 U8 = npt.NDArray[np.uint8]
 Box = tuple[float, float, float, float]
@@ -421,15 +429,11 @@ class FramePipeline:
         # checker's edge by the spot where a die near the camera went unseen)
         gate = self.config.tracker.gate_px
         near = self.config.tracker.move_hand_px
-        pairs = sorted((math.dist(_centre(b), c), i, j) for i, b in enumerate(boxes) for j, c in enumerate(followed))
-        claimed: set[int] = set()
-        taken: set[int] = set()
-        for dist, i, j in pairs:
-            if dist > near and self._static(boxes[i]):
-                continue
-            if dist <= gate and i not in claimed and j not in taken:
-                claimed.add(i)
-                taken.add(j)
+        cost = [[math.inf if (d := math.dist(_centre(b), c)) > near and self._static(b) else d for b in boxes]
+                for c in followed]
+        pairs = assign(cost, gate)
+        claimed = {i for _, i in pairs}
+        taken = {j for j, _ in pairs}
         cands: list[tuple[bool, float, Box]] = []
         for k, (b, conf) in enumerate(zip(boxes, scores, strict=True)):
             box: Box = (b[0], b[1], b[2], b[3])

@@ -265,6 +265,35 @@ class _DieTrack:
         self.reasons = []
 
 
+def assign(cost: Sequence[Sequence[float]], gate: float) -> list[tuple[int, int]]:
+    """Pairs (row, column) of a small cost matrix (dice followed x boxes, pixels): as many pairs as
+    possible within ``gate`` (an infinite cost forbids a pair), then the least total cost. Greedy
+    nearest-first matching loses a die when two rolling dice cross: the first takes the box the
+    other needed and the other's own box is beyond the gate."""
+    n = len(cost)
+    m = len(cost[0]) if n else 0
+    best: tuple[int, float, list[tuple[int, int]]] = (0, 0.0, [])
+
+    def walk(i: int, used: frozenset[int], count: int, total: float, pairs: list[tuple[int, int]]) -> None:
+        nonlocal best
+        if count + (n - i) < best[0]:
+            return  # cannot beat the best count
+        if i == n:
+            if count > best[0] or (count == best[0] and total < best[1]):
+                best = (count, total, list(pairs))
+            return
+        for j in range(m):
+            c = cost[i][j]
+            if j not in used and c <= gate:
+                pairs.append((i, j))
+                walk(i + 1, used | {j}, count + 1, total + c, pairs)
+                pairs.pop()
+        walk(i + 1, used, count, total, pairs)
+
+    walk(0, frozenset(), 0, 0.0, [])
+    return best[2]
+
+
 def _hands_key(hands: Sequence[HandObservation]) -> tuple[tuple[str, str, bool, int | None], ...]:
     return tuple(sorted((h.side, h.over, h.touching, h.point) for h in hands))
 
@@ -389,16 +418,11 @@ class Tracker:
         if die_motion is not None and len(die_motion) != len(dice):
             raise VisionError(f"die_motion has {len(die_motion)} entries for {len(dice)} dice")
         live = [tr for tr in self._tracks if not tr.lifted]
-        pairs = sorted(((math.dist(tr.center, d.center_px), i, j) for i, tr in enumerate(live) for j, d in enumerate(dice)),
-                       key=lambda p: p[0])
-        used_t: set[int] = set()
         used_d: set[int] = set()
-        for dist, i, j in pairs:
-            if dist > cfg.gate_px or i in used_t or j in used_d:
-                continue
-            used_t.add(i)
+        for i, j in assign([[math.dist(tr.center, d.center_px) for d in dice] for tr in live], cfg.gate_px):
             used_d.add(j)
             tr, d = live[i], dice[j]
+            dist = math.dist(tr.center, d.center_px)
             # a die at rest moves when its centre does: pixels changing in its box without that are a
             # shadow or an arm passing by; and with a hand on the table its box may shift a little
             at_rest = not tr.moving and t - tr.last_move >= cfg.still_s
@@ -613,4 +637,4 @@ def _fuse(logs: list[F64]) -> F64:
     return np.asarray(p / p.sum(axis=-1, keepdims=True), dtype=np.float64)
 
 
-__all__ = ["COLOURS", "COUNTS", "HandObservation", "Motion", "MotionDetector", "Tracker", "TrackerConfig", "outer_corners"]
+__all__ = ["COLOURS", "COUNTS", "HandObservation", "assign", "Motion", "MotionDetector", "Tracker", "TrackerConfig", "outer_corners"]

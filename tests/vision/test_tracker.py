@@ -20,7 +20,7 @@ from rules.referee import Referee, TableState, get_profile
 from rules.referee.setup import MatchSetup
 from vision.errors import VisionError
 from vision.observation import DieObservation, TableObservation, peaked
-from vision.tracker import HandObservation, MotionDetector, Tracker, TrackerConfig, outer_corners
+from vision.tracker import HandObservation, MotionDetector, Tracker, TrackerConfig, assign, outer_corners
 
 sim_script = pytest.importorskip("sim.script", reason="the simulator's script (sim extra) makes the ground truth")
 
@@ -439,3 +439,28 @@ def test_after_hands_leave_the_table_is_recognised_until_the_map_is_known() -> N
     for k in range(12, 40):
         later += t.update(k, k * 0.1, dice=[], hands=[], moving=True)
     assert later and all([p["light"] for p in s["points"]] == light_b for s in later)
+
+
+def test_assign_keeps_both_dice_of_a_throw_whose_paths_cross() -> None:
+    """Seen in the seed-300 render: two dice rolling (900, 395) and (868, 308), next frame at (860, 345)
+    and (821, 251). Nearest-first gave the second die's box to the first (38 px) and left the second
+    164 px from its box, beyond the 160 px gate: a die lost for the whole roll."""
+    tracks = [(900.0, 395.0), (868.0, 308.0)]
+    boxes = [(821.0, 251.0), (860.0, 345.0)]
+    cost = [[math.dist(t, b) for b in boxes] for t in tracks]
+    assert sorted(assign(cost, 160.0)) == [(0, 1), (1, 0)]
+    # with one pair only possible, the nearer one; nothing beyond the gate; forbidden pairs skipped
+    assert assign([[10.0, 50.0]], 160.0) == [(0, 0)]
+    assert assign([[200.0]], 160.0) == []
+    assert assign([[math.inf, 30.0], [20.0, 25.0]], 160.0) == [(0, 1), (1, 0)]
+    assert assign([], 160.0) == []
+
+    tracker = Tracker()
+    rolling = np.full(6, 1 / 6)
+    tracker.update(0, 0.0, dice=[DieObservation(rolling, tracks[0], state="rolling"),
+                                 DieObservation(rolling, tracks[1], state="rolling")])
+    tracker.update(1, 0.1, dice=[DieObservation(rolling, b, state="rolling") for b in boxes])
+    ids = {tr.id: tr.center for tr in tracker._tracks}
+    assert len(ids) == 2 and sorted(ids.values()) == sorted(boxes)
+    first = [tr for tr in tracker._tracks if tr.center == (860.0, 345.0)][0]
+    assert first.id == 0  # the die first seen at (900, 395) went to (860, 345)

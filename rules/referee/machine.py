@@ -181,6 +181,8 @@ class Referee:
         self._touched_turn: set[str] = set()
         self._rest_since: dict[int, float] = {}
         self._judged_roll = False
+        self._before_throw: TableState | None = None
+        """The state just before the dice last began to roll (what the table showed before the throw)."""
         self._start_board = self.map.to_physical(self._start_position())
         self.states_seen = 0
         self._now: float | None = None
@@ -714,6 +716,8 @@ class Referee:
         rolling = [(i, d) for i, d in enumerate(s.dice) if d.state is DieState.ROLLING]
         was_rolling = prev is not None and any(d.state is DieState.ROLLING for d in prev.dice)
         new_roll = bool(rolling) and not was_rolling
+        if new_roll and prev is not None:
+            self._before_throw = prev
         if phase in (Phase.SETUP, Phase.OPENING):
             self._opening(s, new_roll)
             return
@@ -897,6 +901,9 @@ class Referee:
             return
         self._judged_roll = True
         reasons = self._invalid_reasons(dice, mover)
+        if reasons and self._thrown_by_the_opponent(dice, mover):
+            mover = self.turn  # the mover's turn was missed and judged: this is the opponent's roll
+            reasons = self._invalid_reasons(dice, mover)
         if reasons:
             self._roll_invalid(s, mover, reasons)
             return
@@ -1341,7 +1348,8 @@ class Referee:
         by how well its best legal result explains the table. The turn is judged with that roll and
         ROLL_VALUE_UNREADABLE asks the monitor to confirm it. Returns False (nothing done) when the
         unchanged position explains the table at least as well (no play: a pass without a roll) or
-        no legal play of any roll does (an illegal play needs the real roll: the usual path)."""
+        no legal play of any roll does (an illegal play needs the real roll: the usual path). With a
+        die seen, the roll is the most probable one: an illegal play may then be judged with it."""
         if self.setup.dice_mode is not DiceMode.TWO or self.pending is not None or not s.settled:
             return False
         mover = self.turn
@@ -1379,6 +1387,16 @@ class Referee:
         self.phase = Phase.MOVING
         self._judge_turn(s)
         return True
+
+    def _thrown_by_the_opponent(self, dice: list[tuple[int, Die]], mover: int) -> bool:
+        """Both dice came to rest in the opponent's right half, where the mover may not roll, and the
+        table before the throw showed that the mover had played: the camera missed the mover's roll
+        and his end of turn (a far hand is the hardest to see), and this throw is the opponent's.
+        The missed turn is judged as :meth:`_unseen_roll` does; True when it was (the turn has passed)."""
+        if (self.setup.dice_mode is not DiceMode.TWO or self._before_throw is None or len(dice) != 2
+                or any(d.half is not self._right_half(1 - mover) for _, d in dice) or self.profile.left_side_permission):
+            return False
+        return self._unseen_roll(self._before_throw, []) and self.turn != mover
 
     def _pass_without_roll(self, s: TableState) -> None:
         mover = self.turn

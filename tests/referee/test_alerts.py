@@ -324,6 +324,25 @@ def test_a_throw_with_one_die_lost_is_completed_from_the_play():
     assert _moves(s)[-1][1] == [6, 2]
 
 
+def test_a_missed_roll_and_end_of_turn_are_found_at_the_opponents_throw():
+    """Seen in the seed-303 render: dark's throw and his bar tap were both missed (a far hand is the
+    hardest to see). Light's throw then lands in light's right half, wrong for dark: with the table
+    showing dark's play, dark's turn is judged from the play and the throw is light's own."""
+    s = opened()
+    s.play("dark", "24/18 13/9")
+    s.roll("light", 5, 2)
+    assert s.codes() == ["ROLL_VALUE_UNREADABLE"]
+    assert _moves(s)[-1][1] == [6, 4]
+    assert s.all_codes()[-1] == "ROLL_VALID" and s.last("ROLL_VALID").details["dice"] == [5, 2]
+    s.play("light", "13/8 6/4")
+    s.end_turn("light")
+    assert s.codes() == ["ROLL_VALUE_UNREADABLE"]
+    # near miss: dark has not played; light's throw is judged as dark's, on the wrong side
+    near = opened()
+    near.roll("light", 5, 2)
+    assert near.codes() == ["ROLL_INVALID_WRONG_SIDE"] * 2
+
+
 def test_checkers_touched_during_the_opponents_turn():
     s = opened()
     s.roll("dark", 6, 4)

@@ -1349,7 +1349,8 @@ class Referee:
         ROLL_VALUE_UNREADABLE asks the monitor to confirm it. Returns False (nothing done) when the
         unchanged position explains the table at least as well (no play: a pass without a roll) or
         no legal play of any roll does (an illegal play needs the real roll: the usual path). With a
-        die seen, the roll is the most probable one: an illegal play may then be judged with it."""
+        die seen, a roll without its value is taken only when the play makes it clear (posterior at
+        least ``confidence``): an illegal play is never excused by a doubtful reading (decision 0702)."""
         if self.setup.dice_mode is not DiceMode.TWO or self.pending is not None or not s.settled:
             return False
         mover = self.turn
@@ -1372,10 +1373,18 @@ class Referee:
         top = max(fits.values())
         if top <= ll_still or top < ll_seen - math.log(2.0):
             return False
-        weights = {r: prior[r] * math.exp(min(0.0, f - ll_seen)) for r, f in fits.items()}
+        eps = self.profile.illegal_play_prior
+        weights = {r: prior[r] * ((1.0 - eps) * math.exp(min(0.0, f - ll_seen)) + eps) for r, f in fits.items()}
         total = sum(weights.values())
         roll = max(weights, key=lambda r: weights[r])
         p_roll = weights[roll] / total if total > 0 else 0.0
+        read = [d.value for _, d in seen[:2] if d.state is DieState.AT_REST and d.value is not None]
+        if read and p_roll < self.profile.confidence:
+            # not clear: the die read stands (decision 0702: an illegal play is never excused by a
+            # doubtful reading); the other die is the one that fits the play best
+            keep = [r for r in weights if all(r.count(v) >= read.count(v) for v in read)]
+            if keep:
+                roll = max(keep, key=lambda r: weights[r])
         self._emit("ROLL_VALUE_UNREADABLE", mover,
                    f"{self._name(mover)}'s roll was not seen; the play shows {roll[0]}-{roll[1]}. Please confirm the roll.",
                    frame=s.frame, details={"dice": None, "fits": list(roll), "p": round(p_roll, 4), "not_seen": True})

@@ -324,6 +324,28 @@ def test_a_throw_with_one_die_lost_is_completed_from_the_play():
     assert _moves(s)[-1][1] == [6, 2]
 
 
+@pytest.mark.parametrize("value_p,illegal", [
+    ([0.02, 0.8, 0.1, 0.02, 0.02, 0.04], True),    # the die read 2 with 80%: the play is judged with a 2
+    ([0.02, 0.2, 0.7, 0.02, 0.02, 0.04], False),   # read 3 with 70%: 6-3 is the roll, the play legal
+])
+def test_a_lost_die_does_not_excuse_an_illegal_play_the_die_seen_forbids(value_p, illegal):
+    """Seed 303's injected illegal move: the 6 was lost, the 2 seen. A play that only a 6-3 makes
+    legal is not excused unless the die seen could well be a 3 (decision 0702 applied to a lost die)."""
+    s = opened()
+    s.table.dice = [{"id": k, "value": None, "state": "rolling", "half": s.script.right_half(s.player("dark"))} for k in (0, 1)]
+    s.snap()
+    s.table.dice[0].update(value=value_p.index(max(value_p)) + 1, state="at_rest", valid=True, reason="flat_board",
+                           value_p=value_p)
+    s.snap(0.6)
+    s.snap(2.0)
+    s.play("dark", "24/18 13/10")
+    s.end_turn("dark")
+    assert s.codes()[0] == "ROLL_VALUE_UNREADABLE"
+    assert any(c in ("ILLEGAL_MOVE", "IMPOSSIBLE_MOVE") for c in s.codes()) is illegal
+    if not illegal:
+        assert _moves(s)[-1][1] == [6, 3]
+
+
 def test_a_missed_roll_and_end_of_turn_are_found_at_the_opponents_throw():
     """Seen in the seed-303 render: dark's throw and his bar tap were both missed (a far hand is the
     hardest to see). Light's throw then lands in light's right half, wrong for dark: with the table

@@ -181,6 +181,8 @@ class Referee:
         self._touched_turn: set[str] = set()
         self._rest_since: dict[int, float] = {}
         self._judged_roll = False
+        self._dice_hand_t = -math.inf
+        """When a hand was last seen over the dice."""
         self._before_throw: TableState | None = None
         """The state just before the dice last began to roll (what the table showed before the throw)."""
         self._start_board = self.map.to_physical(self._start_position())
@@ -207,6 +209,8 @@ class Referee:
         # the cube and the clock keep their last seen value while a hand hides them
         self._cube_before, self._clock_before = self._last_cube, self._last_clock
         self._update_rest(s)
+        if any(h.over is HandOver.DICE for h in s.hands):
+            self._dice_hand_t = s.t
         if self.phase is not Phase.MATCH_OVER:
             self._static_checks(s, prev)
             self._cube_checks(s, prev)
@@ -887,7 +891,10 @@ class Referee:
         # lifted before rest (RG19 4.1.8.4)
         if prev is not None and self.profile.lift_before_rest_rule:
             before = [d for _, d in self._roll_dice(prev, mover)]
-            if any(d.state is DieState.ROLLING for d in before) and self._lifted(s) > self._lifted(prev):
+            # from vision (count distributions), a die reported lifted with no hand at the dice is a
+            # die the camera lost while it rolled: no lift to judge
+            seen_taken = s.is_plain or s.t - self._dice_hand_t <= 1.0
+            if any(d.state is DieState.ROLLING for d in before) and self._lifted(s) > self._lifted(prev) and seen_taken:
                 self.lift_warnings[mover] += 1
                 sev = Severity.WARN if self.lift_warnings[mover] == 1 else Severity.IRREG
                 self._emit("DIE_LIFTED_BEFORE_REST", mover,

@@ -289,6 +289,31 @@ def _moves(s: Scenario) -> list[tuple[str, list[int]]]:
     return [(a.message.split(" played")[0], a.details["dice"]) for a in s.alerts if a.code == "MOVE"]
 
 
+@pytest.mark.parametrize("hand,codes", [(False, []), (True, ["DIE_LIFTED_BEFORE_REST"])])
+def test_a_rolling_die_vision_lost_is_not_a_lift_without_a_hand_at_the_dice(hand, codes):
+    """From vision (states with count distributions) a rolling die reported lifted with no hand seen
+    at the dice is a die the camera lost (two touching dice, one peak): no lift before rest. With a
+    hand at the dice it is one (RG19 4.1.8.4)."""
+    from rules.referee import TableState
+
+    s = opened()
+
+    def vision_snap() -> None:
+        rec = s.script.snap().record
+        for pt in rec["points"]:
+            pt["light_p"] = [0.0] * pt["light"] + [1.0]
+            pt["dark_p"] = [0.0] * pt["dark"] + [1.0]
+        s.alerts += s.ref.feed(TableState.from_json(rec))
+
+    s.table.dice = [{"id": k, "value": None, "state": "rolling", "half": "left"} for k in (0, 1)]
+    vision_snap()
+    if hand:
+        s.script.hand(s.player("light"), "dice")
+    s.table.dice = [{"id": 0, "value": None, "state": "rolling", "half": "left"}, {"id": 1, "value": None, "state": "lifted"}]
+    vision_snap()
+    assert s.codes() == codes
+
+
 def test_a_roll_the_camera_missed_is_taken_from_the_play_and_confirmed_by_the_monitor():
     """Dark's throw was never seen (vision lost both dice); he plays 24/18 13/9 and presses the
     clock. The play shows 6-4 (DIGEST A1.15): the turn is recorded with it and ROLL_VALUE_UNREADABLE

@@ -464,3 +464,22 @@ def test_assign_keeps_both_dice_of_a_throw_whose_paths_cross() -> None:
     assert len(ids) == 2 and sorted(ids.values()) == sorted(boxes)
     first = [tr for tr in tracker._tracks if tr.center == (860.0, 345.0)][0]
     assert first.id == 0  # the die first seen at (900, 395) went to (860, 345)
+
+
+def test_a_die_read_the_same_way_in_every_frame_is_not_made_surer_by_the_frames() -> None:
+    """20 frames of a die at rest are nearly one picture: a reader 60% sure of a 2 (30% a 3) in each
+    must not become 99.9% sure by multiplying them (the rules filter could then never correct a
+    misread); fused, the 3 keeps enough weight for the play to decide (decision 0702)."""
+    tracker = Tracker()
+    p = np.array([0.02, 0.6, 0.3, 0.03, 0.03, 0.02])
+    state = None
+    for k in range(25):
+        out = tracker.update(k, k * 0.1, dice=[DieObservation(p, (500.0, 300.0))],
+                             board=TableObservation.from_counts([2] + [0] * 23, [0] * 23 + [2], (0, 0), (0, 0),
+                                                                confidence=0.97))
+        state = out[-1] if out else state
+    assert state is not None
+    die = state["dice"][0]
+    assert die["value"] == 2 and die["state"] == "at_rest"
+    assert 0.6 <= die["confidence"] <= 0.9
+    assert die["value_p"][2] / die["value_p"][1] >= 0.2  # the 3 within reach of the rules filter

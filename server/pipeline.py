@@ -159,8 +159,10 @@ class HandCue:
     """
 
     def __init__(self, motion: MotionDetector, profile: CalibrationProfile | None = None, min_frac: float = 0.012,
-                 bar_hold_s: float = 0.3) -> None:
+                 bar_hold_s: float = 0.3, join_gap_px: float = 80.0) -> None:
         self.m = motion
+        self.join_gap_px = join_gap_px
+        """A region crossing no edge joins an arm at most this far from it (frame pixels)."""
         self.bar_hold_s = bar_hold_s
         """How long a tip must stay on the bar to be a tap (RG19 4.2.3), not a checker carried across."""
         self._bar_since: dict[str, float] = {}
@@ -287,13 +289,21 @@ class HandCue:
                 join("near" if near_ev >= far_ev else "far", blob)
             else:
                 orphans.append((blob, band_side))
-        # a region that crosses no seat's edge belongs to the nearest arm (a palm cut off from its
-        # forearm); with no arm in sight (the edge out of the picture) the edge band decides as before
+        # a region that crosses no seat's edge belongs to the nearest arm within ``join_gap_px`` (a
+        # palm cut off from its forearm); farther away it is no part of a hand (checkers moved since
+        # the quiet table, which would otherwise become the hand's "tip" and hide a bar tap); with no
+        # arm in sight (the edge out of the picture) the edge band decides as before
+        gap = max(1, int(round(self.join_gap_px * m.scale)))
+        reach_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * gap + 1, 2 * gap + 1))
+        arm_reach = {k: cv2.dilate(v, reach_k) for k, v in arms.items()}
         for blob, band_side in orphans:
             if arms:
-                ys, xs = np.nonzero(blob)
-                centre = np.array([xs.mean(), ys.mean()])
-                join(min(arms, key=lambda k: float(np.min(np.hypot(*(np.nonzero(arms[k])[::-1] - centre[:, None]))))), blob)
+                touching = {k: cv2.countNonZero(cv2.bitwise_and(r, blob)) for k, r in arm_reach.items()}
+                if max(touching.values()) > 0:
+                    ys, xs = np.nonzero(blob)
+                    centre = np.array([xs.mean(), ys.mean()])
+                    near_arms = [k for k in arms if touching[k] > 0]
+                    join(min(near_arms, key=lambda k: float(np.min(np.hypot(*(np.nonzero(arms[k])[::-1] - centre[:, None]))))), blob)
             elif band_side is not None:
                 join(band_side, blob)
         out: list[HandObservation] = []

@@ -404,6 +404,31 @@ def test_a_far_arm_whose_palm_reaches_the_near_edge_is_one_far_hand():
     assert sorted(h.side for h in cue(cue.small_grey(img), [])) == ["far", "near"]
 
 
+def test_a_far_bar_tap_is_read_at_the_fingers_not_at_a_change_far_from_the_arm():
+    """Seen in the seed-303 render: the far player tapped the bar while checkers moved earlier still
+    differed from the quiet table far away; that region joined his arm, became its 'tip', and the tap
+    was read as a hand over the board (the turn's end missed, then a false FAST_ROLL). A region
+    crossing no edge joins an arm only within ``join_gap_px``."""
+    from server.pipeline import HandCue
+    from vision.tracker import MotionDetector, outer_corners
+
+    profile = load_profile(CAMERA)
+    motion = MotionDetector(profile.image_size, board_polygon=outer_corners(profile.corners))
+    cue = HandCue(motion, profile)
+    table = np.full((720, 1280, 3), 90, np.uint8)
+    cue(cue.small_grey(table), [])
+    q = profile.dims.play_depth / 2
+    img = table.copy()
+    arm = profile.project(np.array([[-5.0, q + 25, 0.0], [5.0, q + 25, 0.0], [1.2, q - 20, 0.0], [-1.2, q - 20, 0.0]]))
+    cv2.fillPoly(img, [np.round(arm).astype(np.int32)], (220, 200, 190))
+    moved = profile.project(np.array([[-30.0, -12.0, 0.0], [-20.0, -12.0, 0.0], [-20.0, -4.0, 0.0], [-30.0, -4.0, 0.0]]))
+    cv2.fillPoly(img, [np.round(moved).astype(np.int32)], (235, 235, 235))
+    grey = cue.small_grey(img)
+    seen = [cue(grey, [], t) for t in (0.0, 0.1, 0.2, 0.3)]
+    assert [h.side for h in seen[-1]] == ["far"]
+    assert seen[-1][0].over == "bar"
+
+
 def test_a_small_change_away_from_the_edges_is_not_a_hand():
     from server.pipeline import HandCue
     from vision.tracker import MotionDetector, outer_corners

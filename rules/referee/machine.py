@@ -766,10 +766,11 @@ class Referee:
                     self.bound_double = False
                 return
             if self._end_signalled(s, prev, mover):
+                if self._unseen_roll(s, []):
+                    return  # he had played: his roll was missed
                 if self.pending is not None and self.pending.offender != mover:
                     return  # the clock handed back to the offender: notice of his illegal move (RG19 4.2.3.1(a))
-                if not self._unseen_roll(s, []):
-                    self._pass_without_roll(s)
+                self._pass_without_roll(s)
             return
         if phase is Phase.ROLLING:
             if not new_roll and self._end_signalled(s, prev, mover) and self._unseen_roll(s, self._roll_dice(s, mover)):
@@ -950,12 +951,8 @@ class Referee:
         self._touched_turn.clear()
         self._emit("ROLL_VALID", mover, f"{self._name(mover)} rolled {values[0]}-{values[1]}.", frame=s.frame,
                    details={"dice": list(values), "valid_rolls": self.valid_rolls})
-        if self.pending is not None:
-            p = self.pending
-            if p.deadline is Deadline.OPPONENT_VALID_ROLL and p.offender != mover:
-                self._illegal_stands(s.frame, "the opponent has rolled validly")
-            elif p.deadline is Deadline.OFFENDER_NEXT_VALID_ROLL and p.offender == mover:
-                self._illegal_stands(s.frame, "the offender has rolled validly again")
+        if self.pending is not None and self.pending.deadline is not Deadline.OPPONENT_ROLL_OR_CUBE:
+            self._roll_resolves_pending(mover, frame=s.frame)
         self._check_setup_window(s.frame)
 
     # ================================================================== opening roll
@@ -1358,9 +1355,9 @@ class Referee:
         no legal play of any roll does (an illegal play needs the real roll: the usual path). With a
         die seen, a roll without its value is taken only when the play makes it clear (posterior at
         least ``confidence``): an illegal play is never excused by a doubtful reading (decision 0702)."""
-        if self.setup.dice_mode is not DiceMode.TWO or self.pending is not None or not s.settled:
-            return False
         mover = self.turn
+        if self.setup.dice_mode is not DiceMode.TWO or not s.settled or not self._roll_resolves_pending(mover, check=True):
+            return False
         before = self.position
         uniform = [1.0 / 6] * 6
         faces = [_face_p(d) if d.state is DieState.AT_REST and d.value is not None else uniform for _, d in seen[:2]]
@@ -1395,6 +1392,7 @@ class Referee:
         self._emit("ROLL_VALUE_UNREADABLE", mover,
                    f"{self._name(mover)}'s roll was not seen; the play shows {roll[0]}-{roll[1]}. Please confirm the roll.",
                    frame=s.frame, details={"dice": None, "fits": list(roll), "p": round(p_roll, 4), "not_seen": True})
+        self._roll_resolves_pending(mover, frame=s.frame)
         self.dice = roll
         self.roll_p = {roll: 1.0}
         self.roll_pos = before
@@ -1402,6 +1400,25 @@ class Referee:
         self.valid_rolls += 1
         self.phase = Phase.MOVING
         self._judge_turn(s)
+        return True
+
+    def _roll_resolves_pending(self, mover: int, frame: int | None = None, check: bool = False) -> bool:
+        """A valid roll by ``mover`` settles a pending illegal move whose deadline it is (the
+        opponent's valid roll, or the offender's own next one): it stands. ``check``: only say whether
+        there is no pending move or this roll would settle it."""
+        p = self.pending
+        if p is None:
+            return True
+        if p.deadline is Deadline.OPPONENT_VALID_ROLL and p.offender != mover:
+            why = "the opponent has rolled validly"
+        elif p.deadline is Deadline.OFFENDER_NEXT_VALID_ROLL and p.offender == mover:
+            why = "the offender has rolled validly again"
+        elif p.deadline is Deadline.OPPONENT_ROLL_OR_CUBE and p.offender != mover:
+            why = "condoned by rolling"
+        else:
+            return False
+        if not check:
+            self._illegal_stands(frame, why)
         return True
 
     def _thrown_by_the_opponent(self, dice: list[tuple[int, Die]], mover: int) -> bool:

@@ -333,6 +333,22 @@ def test_a_roll_the_camera_missed_is_taken_from_the_play_and_confirmed_by_the_mo
     assert near.codes() in (["ILLEGAL_MOVE"], ["IMPOSSIBLE_MOVE"])
 
 
+def test_a_missed_roll_after_an_illegal_move_lets_the_illegal_move_stand():
+    """Seen in the seed-303 render: light's illegal move was alerted, then dark's roll was missed.
+    Dark's play shows he rolled: the illegal move stands (RG19 4.2.3.1, the opponent's valid roll)
+    and dark's turn is taken from his play, instead of a referee waiting for a roll it never sees."""
+    s = opened()
+    turn(s, "dark", (6, 4), "24/18 13/9")
+    s.roll("light", 5, 2)
+    s.play("light", "13/8 13/10")  # 5-3 played with 5-2: illegal
+    s.end_turn("light")
+    assert s.codes() == ["ILLEGAL_MOVE"]
+    s.play("dark", "13/7 13/9")
+    s.end_turn("dark")
+    assert s.codes() == ["ILLEGAL_MOVE", "ROLL_VALUE_UNREADABLE"]
+    assert "ILLEGAL_MOVE_STANDS" in s.all_codes() and _moves(s)[-1][1] == [6, 4]
+
+
 def test_a_throw_with_one_die_lost_is_completed_from_the_play():
     """Seen in the seed-303 render: dark's dice came to rest touching, vision kept the 2 and lost
     the 6 (its die stays 'rolling'). He plays bar-less 24/18 18/16 and presses the clock: the die

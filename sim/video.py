@@ -142,6 +142,40 @@ def irregular_script(match: Any, options: Any, inject: list[str], at: int, seed:
     return Irregular(match, options).steps()
 
 
+def _rest_still_plays(pos: Any, player: int, bad: Any, later: Any) -> bool:
+    """Whether every later play of the game is still legal after ``bad`` is laid out literally (as
+    the script does: each step moves one checker, a lone opponent checker where it lands is hit). An
+    illegal move that is not corrected stands, and the rest of the transcript is played on from it:
+    if a later play needed the checker where the legal play put it (or the blot it hit), the ground
+    truth after it would be no game at all (seed 301: every later turn 'moved while on bar')."""
+    from rules.errors import IllegalPlayError, InvalidPlayError
+    from rules.matfile import EntryKind
+    from rules.position import Position
+
+    boards = [list(b) for b in pos.boards()]
+    me, opp = boards[player], boards[1 - player]
+    for step in bad.steps:
+        if me[step.src] <= 0:
+            return False
+        me[step.src] -= 1
+        me[step.dst] += 1
+        if 0 < step.dst < 25 and opp[25 - step.dst] == 1:
+            opp[25 - step.dst] = 0
+            opp[25] += 1
+    try:
+        cur = Position.from_boards(boards, turn=1 - player)
+    except ValueError:
+        return False
+    for e in later:
+        if e.kind is not EntryKind.ROLL or e.play is None:
+            continue
+        try:
+            cur = cur.with_turn(int(e.player)).apply(e.play, e.dice)
+        except (IllegalPlayError, InvalidPlayError, ValueError):
+            return False
+    return True
+
+
 def inject_illegal_move(match: Any, n: int) -> tuple[Any, str]:
     """The transcript with the ``n``-th play of game 1 made illegal (one checker moved one pip too
     far, or too short); the script lays it out literally, as a player would. Returns (match, what).
@@ -177,6 +211,8 @@ def inject_illegal_move(match: Any, n: int) -> tuple[Any, str]:
                     bad = Play([Step(s0.src, dst)] + [Step(s.src, s.dst) for s in steps[1:]])
                     pos.apply(bad, e.dice)
                 except IllegalPlayError:
+                    if not _rest_still_plays(pos, int(e.player), bad, entries[i + 1:]):
+                        continue  # a later play would need the checker where the legal play put it
                     entries[i] = replace(e, play=bad, text=f"{e.dice[0]}{e.dice[1]}: {bad}")
                     games = (replace(game, entries=tuple(entries)), *match.games[1:])
                     return replace(match, games=games), f"roll {count + 1}: {e.play} -> {bad} (illegal)"

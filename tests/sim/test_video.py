@@ -114,6 +114,28 @@ def test_an_injected_illegal_move_never_lands_on_the_opponents_checkers():
     assert len(starts) >= 6 and not any(starts), (what, starts)
 
 
+@pytest.mark.parametrize("seed", [301, 302, 303, 304, 305])
+def test_after_an_injected_illegal_move_the_rest_of_the_game_still_plays(seed):
+    """The illegal move stands (nobody corrects it in the script) and the transcript is played on
+    from it: the referee on the scripted table then raises the injected illegal move and nothing
+    after it. Seed 301's render broke this (the changed step no longer hit a blot that was later
+    entered from the bar): its ground truth was 'moved while on bar' on every later turn."""
+    import numpy as np
+
+    from rules.matfile import dumps, loads
+    from rules.referee import get_profile
+    from rules.referee.stream import run_stream
+    from sim.script import script_lines
+    from sim.video import inject_illegal_move, random_match
+
+    match = loads(dumps(random_match(np.random.default_rng(np.random.SeedSequence([seed, 0xA11])))))
+    bad_match, what = inject_illegal_move(match, 4)
+    _, alerts = run_stream(script_lines(bad_match), get_profile("usbgf-2019"))
+    codes = [a.code for a in alerts if a.severity.is_alert]
+    assert codes and codes[0] in ("ILLEGAL_MOVE", "IMPOSSIBLE_MOVE"), (what, codes)
+    assert codes[1:] == [], (what, codes)
+
+
 def test_injected_illegal_move_is_caught_by_the_referee(tmp_path: Path):
     from rules.matfile import loads
     from sim.script import script_lines

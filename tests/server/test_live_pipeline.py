@@ -378,10 +378,8 @@ def test_a_hand_is_seen_from_its_seat_and_read_at_its_tip(tip, side, over):
     assert cue(cue.small_grey(table), []) == []  # the hand left
 
 
-def test_a_far_arm_whose_palm_reaches_the_near_edge_is_one_far_hand():
-    """Seen in a render: the far player's forearm and palm came apart in the change mask (the wrist
-    matched the board) and the palm, reaching checkers by the near rail, was taken for a near hand
-    grabbing the dice (a false FAST_GRAB). An arm comes in across its seat's edge; the palm belongs to it."""
+def _cue_on_a_quiet_table() -> tuple[Any, Any, np.ndarray]:
+    """The sample camera's profile, a hand cue, and the plain table it has taken as quiet."""
     from server.pipeline import HandCue
     from vision.tracker import MotionDetector, outer_corners
 
@@ -390,6 +388,14 @@ def test_a_far_arm_whose_palm_reaches_the_near_edge_is_one_far_hand():
     cue = HandCue(motion, profile)
     table = np.full((720, 1280, 3), 90, np.uint8)
     cue(cue.small_grey(table), [])
+    return profile, cue, table
+
+
+def test_a_far_arm_whose_palm_reaches_the_near_edge_is_one_far_hand():
+    """Seen in a render: the far player's forearm and palm came apart in the change mask (the wrist
+    matched the board) and the palm, reaching checkers by the near rail, was taken for a near hand
+    grabbing the dice (a false FAST_GRAB). An arm comes in across its seat's edge; the palm belongs to it."""
+    profile, cue, table = _cue_on_a_quiet_table()
     q = profile.dims.play_depth / 2
     img = table.copy()
     forearm = profile.project(np.array([[-14.0, q + 25, 0.0], [-8.0, q + 25, 0.0], [-10.0, -2.0, 0.0], [-12.0, -2.0, 0.0]]))
@@ -409,14 +415,7 @@ def test_a_far_bar_tap_is_read_at_the_fingers_not_at_a_change_far_from_the_arm()
     differed from the quiet table far away; that region joined his arm, became its 'tip', and the tap
     was read as a hand over the board (the turn's end missed, then a false FAST_ROLL). A region
     crossing no edge joins an arm only within ``join_gap_px``."""
-    from server.pipeline import HandCue
-    from vision.tracker import MotionDetector, outer_corners
-
-    profile = load_profile(CAMERA)
-    motion = MotionDetector(profile.image_size, board_polygon=outer_corners(profile.corners))
-    cue = HandCue(motion, profile)
-    table = np.full((720, 1280, 3), 90, np.uint8)
-    cue(cue.small_grey(table), [])
+    profile, cue, table = _cue_on_a_quiet_table()
     q = profile.dims.play_depth / 2
     img = table.copy()
     arm = profile.project(np.array([[-5.0, q + 25, 0.0], [5.0, q + 25, 0.0], [1.2, q - 20, 0.0], [-1.2, q - 20, 0.0]]))

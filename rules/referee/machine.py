@@ -510,7 +510,10 @@ class Referee:
                 self._emit("CHECKER_COUNT_MISMATCH", player,
                            f"{colour.value.title()} has {total} checkers on the table, not {expected}. Please count the checkers.",
                            frame=s.frame, details={"colour": colour.value, "seen": total, "expected": expected})
-        both = [i + 1 for i, p in enumerate(s.points) if p.light and p.dark]
+        # with count distributions (vision) only where the reading makes it clear (a checker of one
+        # colour read on the other's point for a moment is no impossible position)
+        both = [i + 1 for i, p in enumerate(s.points)
+                if p.light and p.dark and s.both_colours_probability(i) >= self.profile.confidence]
         if self._latch("both-colours", settled and bool(both)):
             self._emit("IMPOSSIBLE_POSITION", None,
                        f"Checkers of both colours on point {both[0]}. The position must be corrected.",

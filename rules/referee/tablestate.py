@@ -347,6 +347,21 @@ class TableState:
                               - math.log(max(dist[seen_pair[c]] if seen_pair[c] < len(dist) else 0.0, 1e-9)))
         return total
 
+    def both_colours_probability(self, index: int) -> float:
+        """P(physical point ``index + 1`` holds checkers of both colours), from its count
+        distributions (the MAP counts with their confidence where none is given; plain counts: 1 or 0)."""
+        obs = self.points[index]
+        if self._simple:
+            return 1.0 if obs.light and obs.dark else 0.0
+        conf = obs.confidence if obs.confidence is not None else DEFAULT_POINT_CONFIDENCE
+
+        def some(dist: tuple[float, ...] | None, seen: int) -> float:
+            if dist is not None:
+                return 1.0 - dist[0]
+            return conf if seen else (1.0 - conf)
+
+        return some(obs.light_p, obs.light) * some(obs.dark_p, obs.dark)
+
     def total_probability(self, colour: Colour, total: int) -> float:
         """P(the camera's view accounts for exactly ``total`` checkers of a colour): the points', bar's
         and trays' count distributions added up (the MAP count with its confidence where no

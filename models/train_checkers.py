@@ -2,7 +2,7 @@
 
     nice -n 15 python models/board_data.py build data-gen/board-train --out data-gen/board-train
     nice -n 15 python models/train_checkers.py data-gen/board-train-checkers.npz [--epochs 12] [--threads 2]
-        [--minutes M] [--init-onnx models/checkers_strip.onnx] [--tall-weight 3]
+        [--minutes M] [--init-onnx models/checkers_strip.onnx] [--tall-weight 3] [--bar-weight 1]
 
 Input: one or more ``*-checkers.npz`` files from ``models/board_data.py build``, kept as 8-bit
 strips in memory (the per-frame standardisation of ``vision.checkers.to_tensor`` is applied per
@@ -10,7 +10,7 @@ batch from per-frame statistics). A twentieth of the frames (by frame index) is 
 choose the epoch; the held-out evaluation proper is ``models/board_data.py eval`` on frames of
 another seed and other board styles. Tall stacks are rare in the simulator's positions, so strips
 holding 5 or more checkers of a colour are drawn ``--tall-weight`` times per epoch (7 or more:
-twice that). The ONNX file is written whenever the validation error improves, so a run stopped
+twice that); bar strips holding checkers (a hit checker) ``--bar-weight`` times as often. The ONNX file is written whenever the validation error improves, so a run stopped
 early (``--minutes``) still leaves its best model. ``--init-onnx`` starts from a previous export
 of the same network (its batch-norm folded into the convolutions). PyTorch is used here only; the
 run time reads the ONNX file with ONNX Runtime (``vision.checkers``).
@@ -150,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="validate (and export when better) this often within an epoch (0: at epoch ends only)")
     ap.add_argument("--tall-weight", type=float, default=3.0,
                     help="strips with 5+ checkers of a colour drawn this often per epoch (7+: twice as often)")
+    ap.add_argument("--bar-weight", type=float, default=1.0,
+                    help="bar strips holding checkers drawn this many times as often per epoch")
     ap.add_argument("--init-onnx", type=Path,
                     help="start from this export of the same network (batch-norm statistics then stay fixed)")
     args = ap.parse_args(argv)
@@ -184,6 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     top = ys[tr_idx].max(axis=1)
     empty = top == 0
     repeats = np.where(top >= 7, 2 * args.tall_weight, np.where(top >= 5, args.tall_weight, 1.0))
+    # bar strips holding checkers (a hit checker, the strip least often seen full) drawn more often
+    on_bar = (ks[tr_idx, KINDS.index("bar")] > 0) & ~empty
+    repeats = np.where(on_bar, repeats * args.bar_weight, repeats)
     per_epoch = int(repeats[~empty].sum() + args.empty_share * empty.sum()) + args.batch
     steps = args.epochs * int(np.ceil(per_epoch / args.batch))
     warm = 0.1 if args.init_onnx else 0.3

@@ -346,11 +346,6 @@ class PipelineConfig:
     (grey difference above ``die_changed_delta``): a die arrives by a throw, so it is not part of the
     quiet table; checker edges and the cube, which the locator can mistake for dice, are (0: off)."""
     die_changed_delta: int = 30
-    partner_threshold: float = 0.0
-    """With the trained locator: a weaker peak (heatmap score from this up to the locator's
-    threshold) may be taken by a followed die that no box was found for, within the tracker's gate of
-    where it was last seen, never as a new die (two dice lying together often give one strong peak
-    and one weak one). 0: off."""
     hand_memory_s: float = 0.5
     """No new die where a hand was within this many seconds: a hand puts checkers and the cube down,
     while thrown dice land away from it."""
@@ -409,13 +404,8 @@ class FramePipeline:
     def locate_dice(self, image: U8) -> list[Box]:
         """Dice boxes on (or next to) the playing surface, the ``max_dice`` most confident."""
         boxes: list[Box]
-        weak: list[Box] = []
         if self.config.dice_locator == "model":
-            thr = self.recognizer.locator.threshold
-            low = self.config.partner_threshold
-            scored = self.recognizer.locate_dice_scored(image, low if 0 < low < thr else None)  # highest first
-            found = [b for b, sc in scored if sc >= thr]
-            weak = [b for b, sc in scored if sc < thr]
+            found = self.recognizer.locate_dice(image)  # highest score first
             boxes = [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in found]
             scores = [1.0 - i / max(1, len(found)) for i in range(len(found))]
         else:
@@ -425,7 +415,7 @@ class FramePipeline:
         self._located = boxes
         # how long the locator has been firing at each place (kept 1 s through missed frames)
         spots = {k: v for k, v in self._located_since.items() if self._t - v[1] <= 1.0}
-        for b in [*boxes, *weak]:
+        for b in boxes:
             key = _spot(b)
             spots[key] = (spots.get(key, (self._t, self._t))[0], self._t)
         self._located_since = spots
@@ -443,7 +433,6 @@ class FramePipeline:
                 for c in followed]
         pairs = assign(cost, gate)
         claimed = {i for _, i in pairs}
-        taken = {j for j, _ in pairs}
         cands: list[tuple[bool, float, Box]] = []
         for k, (b, conf) in enumerate(zip(boxes, scores, strict=True)):
             box: Box = (b[0], b[1], b[2], b[3])
@@ -475,29 +464,6 @@ class FramePipeline:
                     continue
                 free -= 1
             out.append(box)
-        if weak and len(out) < self.config.max_dice:
-            out += self._partners(image, weak, [c for j, c in enumerate(followed) if j not in taken],
-                                  self.config.max_dice - len(out), hands)
-        return out
-
-    def _partners(self, image: U8, weak: list[Box], unclaimed: list[tuple[float, float]], room: int,
-                  hands: Motion) -> list[Box]:
-        """Weak boxes taken by followed dice that no box was found for (``partner_threshold``): the
-        nearest within the gate, not static, differing from the quiet table, not in a hand."""
-        out: list[Box] = []
-        gate = self.config.tracker.gate_px
-        for c in unclaimed:
-            if len(out) >= room:
-                break
-            near = sorted((math.dist(_centre(b), c), b) for b in weak if b not in out)
-            for dist, b in near:
-                if dist > gate:
-                    break
-                if (self.motion.changed_in(hands, b) > 0.3 or self._static(b)
-                        or not self._differs_from_table(image, b) or self._hand_next_to(b)):
-                    continue
-                out.append(b)
-                break
         return out
 
     def _static(self, box: Box) -> bool:

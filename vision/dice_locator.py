@@ -158,12 +158,10 @@ class DiceLocator:
         out = np.asarray(self._session.run(None, {self._input: prepare(image)})[0], dtype=np.float32)
         return out[0, 0], out[0, 1:5]
 
-    def locate(self, image: U8, threshold: float | None = None) -> LocatedDice:
-        """Boxes of the dice in a BGR frame, highest score first (peaks over ``threshold``, default
-        :attr:`threshold`)."""
+    def locate(self, image: U8) -> LocatedDice:
+        """Boxes of the dice in a BGR frame, highest score first."""
         heat, reg = self.heatmaps(image)
-        thr = self.threshold if threshold is None else threshold
-        boxes, scores = decode(heat, reg, thr, STRIDE / INPUT_SCALE, self.max_dice)
+        boxes, scores = decode(heat, reg, self.threshold, STRIDE / INPUT_SCALE, self.max_dice)
         h, w = image.shape[:2]
         if len(boxes):
             boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)

@@ -124,21 +124,16 @@ class FrameRecognizer:
         :class:`vision.dice_locator.DiceLocator`; boxes in the simulator's label convention), highest
         score first. Dice off the playing surface are kept when they lie within
         :data:`NEAR_BOARD_CM` of it (validity then calls them ``off_board``)."""
-        return [b for b, _ in self.locate_dice_scored(image)]
-
-    def locate_dice_scored(self, image: U8, threshold: float | None = None) -> list[tuple[Box, float]]:
-        """:meth:`locate_dice` with each box's heatmap score; ``threshold`` (default the locator's)
-        lower to also get the weaker peaks."""
         arr = self._check(image)
-        found = self.locator.locate(arr, threshold)
+        found = self.locator.locate(arr)
         dims = self.profile.dims
         x_max = dims.bar_width / 2 + dims.half_width + NEAR_BOARD_CM
         y_max = dims.play_depth / 2 + NEAR_BOARD_CM
-        out: list[tuple[Box, float]] = []
-        for b, score in zip(found.as_list(), found.scores, strict=True):
+        out: list[Box] = []
+        for b in found.as_list():
             x, y = die_board_xy(self.profile, b)
             if abs(x) <= x_max and abs(y) <= y_max:
-                out.append((b, float(score)))
+                out.append(b)
         return out
 
     def read_dice(self, image: U8, boxes: Sequence[Box], point_counts: Sequence[int] | None = None,

@@ -419,10 +419,10 @@ class Tracker:
             raise VisionError(f"die_motion has {len(die_motion)} entries for {len(dice)} dice")
         live = [tr for tr in self._tracks if not tr.lifted]
         used_d: set[int] = set()
-        for i, j in assign([[math.dist(tr.center, d.center_px) for d in dice] for tr in live], cfg.gate_px):
+        cost = [[math.dist(tr.center, d.center_px) for d in dice] for tr in live]
+        for i, j in assign(cost, cfg.gate_px):
             used_d.add(j)
-            tr, d = live[i], dice[j]
-            dist = math.dist(tr.center, d.center_px)
+            tr, d, dist = live[i], dice[j], cost[i][j]
             # a die at rest moves when its centre does: pixels changing in its box without that are a
             # shadow or an arm passing by; and with a hand on the table its box may shift a little
             at_rest = not tr.moving and t - tr.last_move >= cfg.still_s

@@ -86,12 +86,17 @@ def _roll_distribution(dice: list[Die], opening: bool = False) -> dict[tuple[int
     is no double (a tie is rolled again) and keeps which die is higher (that decides who starts)."""
     if len(dice) != 2:
         return {}
-    p0, p1 = _face_p(dice[0]), _face_p(dice[1])
     first_higher = (dice[0].value or 1) > (dice[1].value or 1)
+    return _rolls_from_faces(_face_p(dice[0]), _face_p(dice[1]), first_higher if opening else None)
+
+
+def _rolls_from_faces(p0: list[float], p1: list[float], first_higher: bool | None = None) -> dict[tuple[int, int], float]:
+    """Probability of each roll (higher die first) from two dice's face probabilities; with
+    ``first_higher`` (an opening roll) no doubles and only rolls where the first die is the higher."""
     out: dict[tuple[int, int], float] = {}
     for a in range(1, 7):
         for b in range(1, 7):
-            if opening and (a == b or (a > b) != first_higher):
+            if first_higher is not None and (a == b or (a > b) != first_higher):
                 continue
             key = (max(a, b), min(a, b))
             out[key] = out.get(key, 0.0) + p0[a - 1] * p1[b - 1]
@@ -1128,19 +1133,24 @@ class Referee:
         cands = [r for r, p in self.roll_p.items() if p >= _ROLL_FLOOR and r != key]
         if not cands:
             return read, self.roll_p.get(key, 1.0) if self.roll_p else 1.0
-        eps = self.profile.illegal_play_prior
         ll_seen = observed.log_likelihood(s)
-
-        def score(roll: tuple[int, int]) -> float:
-            res = self._legal_results(before, roll)
-            best = max((self.map.to_physical(p).log_likelihood(s) for p in res), default=-math.inf)
-            fit = math.exp(min(0.0, best - ll_seen)) if best > -math.inf else 0.0
-            return self.roll_p.get(roll, _ROLL_FLOOR) * ((1.0 - eps) * fit + eps)
-
-        scores = {r: score(r) for r in [key, *cands]}
+        scores = {r: self._roll_weight(self.roll_p.get(r, _ROLL_FLOOR), self._best_result_ll(s, before, r), ll_seen)
+                  for r in [key, *cands]}
         total = sum(scores.values())
         best_roll = max(scores, key=lambda r: (scores[r], r == key))
         return (read if best_roll == key else best_roll), scores[best_roll] / total
+
+    def _best_result_ll(self, s: TableState, before: Position, roll: tuple[int, int]) -> float:
+        """How well the best legal result of ``roll`` from ``before`` explains the table (log-likelihood)."""
+        return max((self.map.to_physical(p).log_likelihood(s) for p in self._legal_results(before, roll)), default=-math.inf)
+
+    def _roll_weight(self, p_roll: float, best_ll: float, ll_seen: float) -> float:
+        """A roll's weight given the play (DIGEST A1.15): its probability from the dice, times how well
+        its best legal result explains the table relative to the board as read, against an illegal
+        play (``profile.illegal_play_prior``) that the table shows exactly."""
+        eps = self.profile.illegal_play_prior
+        fit = math.exp(min(0.0, best_ll - ll_seen)) if best_ll > -math.inf else 0.0
+        return p_roll * ((1.0 - eps) * fit + eps)
 
     def _accept(self, s: TableState, mover: int, dice: tuple[int, int], before: Position, result: Position,
                 plays: LegalPlays | None, implied: bool, read: tuple[int, int] | None = None) -> None:
@@ -1365,23 +1375,14 @@ class Referee:
         uniform = [1.0 / 6] * 6
         faces = [_face_p(d) if d.state is DieState.AT_REST and d.value is not None else uniform for _, d in seen[:2]]
         faces += [uniform] * (2 - len(faces))
-        prior: dict[tuple[int, int], float] = {}
-        for a in range(1, 7):
-            for b in range(1, 7):
-                key = (max(a, b), min(a, b))
-                prior[key] = prior.get(key, 0.0) + faces[0][a - 1] * faces[1][b - 1]
-        observed = PhysicalBoard.from_state(s)
-        ll_seen = observed.log_likelihood(s)
+        prior = _rolls_from_faces(faces[0], faces[1])
+        ll_seen = PhysicalBoard.from_state(s).log_likelihood(s)
         ll_still = self.map.to_physical(before).log_likelihood(s)
-        fits: dict[tuple[int, int], float] = {}
-        for roll in prior:
-            best = max((self.map.to_physical(p).log_likelihood(s) for p in self._legal_results(before, roll)), default=-math.inf)
-            fits[roll] = best
+        fits = {roll: self._best_result_ll(s, before, roll) for roll in prior}
         top = max(fits.values())
         if top <= ll_still or top < ll_seen - math.log(2.0):
             return False
-        eps = self.profile.illegal_play_prior
-        weights = {r: prior[r] * ((1.0 - eps) * math.exp(min(0.0, f - ll_seen)) + eps) for r, f in fits.items()}
+        weights = {r: self._roll_weight(prior[r], f, ll_seen) for r, f in fits.items()}
         total = sum(weights.values())
         roll = max(weights, key=lambda r: weights[r])
         p_roll = weights[roll] / total if total > 0 else 0.0

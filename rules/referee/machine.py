@@ -69,6 +69,14 @@ _KIND_NAMES = {ResultKind.SINGLE: "single game", ResultKind.GAMMON: "gammon", Re
 _OFF_TABLE = (DieState.IN_CUP, DieState.LIFTED)
 _ROLL_FLOOR = 1e-3
 """Rolls the reader gives less probability than this are not weighed against the play."""
+ENTERED_SURE = 0.95
+"""How sure the bar's reading must be that a mover who started on the bar has entered what he must,
+before his hand at the bar is the end-of-turn tap rather than a reach for the next checker."""
+
+
+def _on_table(s: TableState) -> bool:
+    """Some die is rolling or at rest on the table."""
+    return any(d.state in (DieState.ROLLING, DieState.AT_REST) for d in s.dice)
 
 
 def _face_p(d: Die) -> list[float]:
@@ -728,7 +736,8 @@ class Referee:
         rolling = [(i, d) for i, d in enumerate(s.dice) if d.state is DieState.ROLLING]
         was_rolling = prev is not None and any(d.state is DieState.ROLLING for d in prev.dice)
         new_roll = bool(rolling) and not was_rolling
-        if new_roll and prev is not None:
+        if prev is not None and (new_roll or (_on_table(s) and not _on_table(prev))):
+            # the table before a throw (dice the camera first sees at rest, their roll unseen, too)
             self._before_throw = prev
         if phase in (Phase.SETUP, Phase.OPENING):
             self._opening(s, new_roll)
@@ -817,17 +826,30 @@ class Referee:
         return off
 
     def _entering(self, s: TableState, mover: int) -> bool:
-        """A hand at the bar while the mover still has a checker there that the roll lets him enter is
-        taking that checker, not the end-of-turn tap on the bar (RG19 4.1.7.2)."""
+        """A hand at the bar while the mover may still have a checker there that the roll lets him enter
+        is taking that checker, not the end-of-turn tap on the bar (RG19 4.1.7.2). From vision the bar
+        is read under the hand that reaches for it, so a mover who started the turn on the bar is taken
+        to be entering unless the reading is clear (at least :data:`ENTERED_SURE`) that no more checkers
+        than the roll must leave there are left, or a legal result of the roll explains the table about
+        as well as the reading itself (the play is complete). A real tap that this delays is found at
+        the opponent's throw."""
         if self.phase is not Phase.MOVING or self.dice is None:
             return False
         ci = 0 if self.setup.colour_of(mover) is Colour.LIGHT else 1
-        on_bar = s.bar[ci]
-        if on_bar == 0:
+        start = self.map.to_physical(self.roll_pos or self.position).bar[ci]
+        if start == 0 and s.bar[ci] == 0:
             return False
         results = self._legal_results(self.roll_pos or self.position, self.dice)
-        least = min((self.map.to_physical(p).bar[ci] for p in results), default=on_bar)
-        return on_bar > least
+        least = min((self.map.to_physical(p).bar[ci] for p in results), default=start)
+        if start <= least and s.bar[ci] <= least:
+            return False  # nothing to enter (every entry point closed)
+        if s.bar_at_most_probability(ci, least) >= ENTERED_SURE:
+            return False
+        if s.is_plain:
+            return True
+        ll_seen = PhysicalBoard.from_state(s).log_likelihood(s)
+        top = max((self.map.to_physical(p).log_likelihood(s) for p in results), default=-math.inf)
+        return top < ll_seen - math.log(2.0)
 
     def _fast_actions(self, s: TableState, prev: TableState | None, new_roll: bool, rolling: list[tuple[int, Die]]) -> bool:
         """Premature grab and premature roll by the player not on turn (A4.1, A4.2). True if handled."""
@@ -1357,7 +1379,7 @@ class Referee:
         done = any(one_away) and not crawford
         return replace(m, score=score).with_crawford(crawford, done)
 
-    def _unseen_roll(self, s: TableState, seen: list[tuple[int, Die]]) -> bool:
+    def _unseen_roll(self, s: TableState, seen: list[tuple[int, Die]], passed: bool = False) -> bool:
         """The mover ends his turn (``PRE_ROLL`` or an unfinished ``ROLLING``) but the table shows that
         he played: the camera missed his roll (a die never found, a throw hidden by an arm). Like a
         monitor who looked away, the referee takes the roll the play shows (DIGEST A1.15): every roll
@@ -1367,12 +1389,20 @@ class Referee:
         unchanged position explains the table at least as well (no play: a pass without a roll) or
         no legal play of any roll does (an illegal play needs the real roll: the usual path). With a
         die seen, a roll without its value is taken only when the play makes it clear (posterior at
-        least ``confidence``): an illegal play is never excused by a doubtful reading (decision 0702)."""
+        least ``confidence``): an illegal play is never excused by a doubtful reading (decision 0702).
+
+        ``passed``: the opponent has thrown, so the turn is over whatever was played. A play that no
+        roll's legal play explains is then judged as illegal with the roll closest to it, so that the
+        monitor is told and the match goes on from the table, instead of every later throw being
+        judged as the mover's (the seed-301 render)."""
         mover = self.turn
         if self.setup.dice_mode is not DiceMode.TWO or not s.settled or not self._roll_resolves_pending(mover, check=True):
             return False
         before = self.position
         uniform = [1.0 / 6] * 6
+        # a die at rest in the opponent's right half is no evidence of the mover's roll: an invalid
+        # throw of his, or the opponent's own dice thrown before the end of the turn was seen
+        seen = [(i, d) for i, d in seen if d.half is None or d.half is self._right_half(mover) or self.profile.left_side_permission]
         faces = [_face_p(d) if d.state is DieState.AT_REST and d.value is not None else uniform for _, d in seen[:2]]
         faces += [uniform] * (2 - len(faces))
         prior = _rolls_from_faces(faces[0], faces[1])
@@ -1380,11 +1410,15 @@ class Referee:
         ll_still = self.map.to_physical(before).log_likelihood(s)
         fits = {roll: self._best_result_ll(s, before, roll) for roll in prior}
         top = max(fits.values())
-        if top <= ll_still or top < ll_seen - math.log(2.0):
+        no_fit = top < ll_seen - math.log(2.0)
+        if top <= ll_still or (no_fit and not (passed and ll_still < ll_seen - math.log(2.0))):
             return False
         weights = {r: self._roll_weight(prior[r], f, ll_seen) for r, f in fits.items()}
         total = sum(weights.values())
-        roll = max(weights, key=lambda r: weights[r])
+        def rank(r: tuple[int, int]) -> tuple[float, float]:
+            return (fits[r], prior[r]) if no_fit else (weights[r], 0.0)  # no fit: the closest play
+
+        roll = max(weights, key=rank)
         p_roll = weights[roll] / total if total > 0 else 0.0
         read = [d.value for _, d in seen[:2] if d.state is DieState.AT_REST and d.value is not None]
         if read and p_roll < self.profile.confidence:
@@ -1392,10 +1426,12 @@ class Referee:
             # doubtful reading); the other die is the one that fits the play best
             keep = [r for r in weights if all(r.count(v) >= read.count(v) for v in read)]
             if keep:
-                roll = max(keep, key=lambda r: weights[r])
-        self._emit("ROLL_VALUE_UNREADABLE", mover,
-                   f"{self._name(mover)}'s roll was not seen; the play shows {roll[0]}-{roll[1]}. Please confirm the roll.",
-                   frame=s.frame, details={"dice": None, "fits": list(roll), "p": round(p_roll, 4), "not_seen": True})
+                roll = max(keep, key=rank)
+        shows = (f"no roll's legal play gives the table; the closest is {roll[0]}-{roll[1]}. Please confirm the roll "
+                 "and the position" if no_fit else f"the play shows {roll[0]}-{roll[1]}. Please confirm the roll")
+        self._emit("ROLL_VALUE_UNREADABLE", mover, f"{self._name(mover)}'s roll was not seen; {shows}.",
+                   frame=s.frame, details={"dice": None, "fits": list(roll), "p": round(p_roll, 4), "not_seen": True,
+                                           "no_legal_fit": no_fit})
         self._roll_resolves_pending(mover, frame=s.frame)
         self.dice = roll
         self.roll_p = {roll: 1.0}
@@ -1433,7 +1469,7 @@ class Referee:
         if (self.setup.dice_mode is not DiceMode.TWO or self._before_throw is None or len(dice) != 2
                 or any(d.half is not self._right_half(1 - mover) for _, d in dice) or self.profile.left_side_permission):
             return False
-        return self._unseen_roll(self._before_throw, []) and self.turn != mover
+        return self._unseen_roll(self._before_throw, [], passed=True) and self.turn != mover
 
     def _pass_without_roll(self, s: TableState) -> None:
         mover = self.turn

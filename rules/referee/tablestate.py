@@ -362,6 +362,19 @@ class TableState:
 
         return some(obs.light_p, obs.light) * some(obs.dark_p, obs.dark)
 
+    def bar_at_most_probability(self, index: int, count: int) -> float:
+        """P(the bar holds at most ``count`` checkers of colour ``index`` (0 light, 1 dark)), from its
+        count distribution (the MAP count with the default confidence where none is given; plain
+        counts: 1 or 0)."""
+        dist = self.bar_p[index]
+        if dist is None:
+            if self._simple and self.bar_p == (None, None):
+                return 1.0 if self.bar[index] <= count else 0.0
+            seen = self.bar[index]
+            rest = (1.0 - DEFAULT_POINT_CONFIDENCE) / MAX_CHECKERS
+            dist = tuple(DEFAULT_POINT_CONFIDENCE if n == seen else rest for n in range(MAX_CHECKERS + 1))
+        return min(1.0, sum(dist[: count + 1]))
+
     def total_probability(self, colour: Colour, total: int) -> float:
         """P(the camera's view accounts for exactly ``total`` checkers of a colour): the points', bar's
         and trays' count distributions added up (the MAP count with its confidence where no

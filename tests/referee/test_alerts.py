@@ -426,6 +426,25 @@ def test_a_missed_roll_and_end_of_turn_are_found_at_the_opponents_throw():
     assert near.codes() == ["ROLL_INVALID_WRONG_SIDE"] * 2
 
 
+def test_a_missed_roll_and_an_illegal_play_found_at_the_opponents_throw_are_alerted_and_play_goes_on():
+    """Seen in the seed-301 render: dark's roll (6-5) was missed and his injected illegal play fits
+    no roll. Light's throw in light's right half shows dark's turn is over: the monitor is told (the
+    roll not seen, the play illegal with the closest roll) and light's roll and move are judged,
+    instead of every later throw of the game being 'wrong side' for dark."""
+    s = opened(end_signal=EndSignal.BAR_TAP)
+    s.play("dark", "24/14 13/7")  # sixteen pips in two moves of ten and six: no roll plays this
+    s.roll("light", 5, 2)
+    codes = s.codes()
+    assert codes[0] == "ROLL_VALUE_UNREADABLE" and s.last("ROLL_VALUE_UNREADABLE").details["no_legal_fit"]
+    assert codes[1] in ("ILLEGAL_MOVE", "IMPOSSIBLE_MOVE")
+    assert "ROLL_INVALID_WRONG_SIDE" not in codes
+    assert s.last("ROLL_VALID").details["dice"] == [5, 2]
+    s.play("light", "13/8 6/4")
+    s.end_turn("light")
+    assert _moves(s)[-1][1] == [5, 2]
+    assert "ROLL_INVALID_WRONG_SIDE" not in s.codes()
+
+
 def test_checkers_touched_during_the_opponents_turn():
     s = opened()
     s.roll("dark", 6, 4)
@@ -737,6 +756,39 @@ def test_reaching_to_the_bar_for_a_checker_to_enter_is_no_bar_tap():
     n.end_turn("dark")
     assert n.all_codes()[-2:] == ["NO_MOVE", "END_OF_TURN"]
     assert n.codes() == []
+
+
+@pytest.mark.parametrize("play,bar_dark_p,ends", [
+    (None, [0.72, 0.28], False),             # bar unclear, nothing played yet: reaching for the checker
+    ("bar/21 13/10", [0.995, 0.005], True),  # bar clearly empty: the tap
+    ("bar/21 13/10", [0.72, 0.28], True),    # bar unclear but the play complete: the tap
+])
+def test_a_reach_to_the_bar_is_a_tap_only_when_the_bar_is_empty_or_the_play_complete(play, bar_dark_p, ends):
+    """Vision reads the bar under the hand that reaches for it. Dark, on the bar, reaches for his
+    checker; the camera reads the bar empty but only 72% sure and the board shows no complete play:
+    he is entering, not ending his turn (the seed-302 render: an illegal move was called in the
+    middle of bar/24(2)). After he entered and played, the reach is the tap (RG19 4.1.7.2), with the
+    bar read clearly or not (the seed-303 render read it 94.7% empty)."""
+    from rules.referee import TableState
+
+    s = Scenario(end_signal=EndSignal.BAR_TAP)
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.end_turn("light")
+    turn(s, "dark", (6, 4), "24/18 13/9")
+    turn(s, "light", (6, 1), "13/7* 8/7")  # dark's blot goes to the bar
+    s.roll("dark", 4, 3)
+    if play:
+        s.play("dark", play)
+    s.script.hand(s.player("dark"), "bar")
+    rec = s.script.snap().record
+    for p in rec["points"]:
+        p["confidence"] = 0.99  # counts as vision gives them
+    rec["bar"] = {"light": 0, "dark": 0, "dark_p": bar_dark_p}
+    before = len(s.all_codes())
+    s.alerts += s.ref.feed(TableState.from_json(rec))
+    assert ("END_OF_TURN" in s.all_codes()[before:]) is ends
+    assert s.codes() == []
 
 
 # ---------------------------------------------------------------- corrections and monitor decisions

@@ -769,7 +769,12 @@ class Referee:
                 self._judge_turn(s)
             return
         if phase is Phase.PRE_ROLL:
-            if new_roll:
+            # dice first seen at rest in the mover's right half, none on the table before: his throw,
+            # its rolling unseen (both dice lost in flight); judged like any throw once at rest
+            right = self._right_half(mover)
+            appeared = (prev is not None and not rolling and _on_table(s) and not _on_table(prev)
+                        and all(d.half is right for d in s.dice if d.state is DieState.AT_REST))
+            if new_roll or appeared:
                 roller = self._roller(rolling, mover)
                 if roller != mover:
                     return
@@ -1396,8 +1401,10 @@ class Referee:
         monitor is told and the match goes on from the table, instead of every later throw being
         judged as the mover's (the seed-301 render)."""
         mover = self.turn
-        if self.setup.dice_mode is not DiceMode.TWO or not s.settled or not self._roll_resolves_pending(mover, check=True):
+        if self.setup.dice_mode is not DiceMode.TWO or not s.settled:
             return False
+        if self.pending is not None and self.pending.offender == mover and not self._roll_resolves_pending(mover, check=True):
+            return False  # the offender's own turn before his illegal move is settled
         before = self.position
         uniform = [1.0 / 6] * 6
         # a die at rest in the opponent's right half is no evidence of the mover's roll: an invalid

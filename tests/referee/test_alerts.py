@@ -426,6 +426,49 @@ def test_a_missed_roll_and_end_of_turn_are_found_at_the_opponents_throw():
     assert near.codes() == ["ROLL_INVALID_WRONG_SIDE"] * 2
 
 
+@pytest.mark.parametrize("mine,judged", [(True, True), (False, False)])
+def test_dice_first_seen_at_rest_are_the_movers_throw_in_his_right_half(mine, judged):
+    """Seen in the seed-301 render: both of dark's dice were lost in flight and first seen at rest.
+    In his right half they are his throw, judged after 2 s at rest like any other (before, the
+    referee waited for a roll it never saw and then called 'ended his turn without rolling').
+    Near miss: dice that turn up in the opponent's right half (the last throw found again) are not
+    taken for dark's throw."""
+    s = opened()
+    dark = s.player("dark")
+    half = s.script.right_half(dark if mine else s.player("light"))
+    s.table.dice = [{"id": 0, "value": 6, "state": "lifted"}, {"id": 1, "value": 4, "state": "lifted"}]
+    s.snap(0.3)
+    s.table.dice = [{"id": k, "value": v, "state": "at_rest", "half": half, "valid": True, "reason": "flat_board"}
+                    for k, v in ((0, 6), (1, 4))]
+    s.snap(0.3)
+    s.snap(2.5)
+    valid = [a for a in s.alerts if a.code == "ROLL_VALID" and a.player == "dark"]
+    assert bool(valid) is judged
+    assert s.codes() == []
+    if judged:
+        assert valid[-1].details["dice"] == [6, 4]
+        s.play("dark", "24/18 13/9")
+        s.end_turn("dark")
+        assert _moves(s)[-1][1] == [6, 4] and s.codes() == []
+
+
+def test_a_missed_roll_is_taken_from_the_play_while_the_opponents_impossible_move_waits():
+    """Seen in the seed-301 render: dark's impossible move is pending (its deadline is dark's own
+    next valid roll) when light's roll is missed. Light's play still shows his roll: the pending
+    alert is no reason to wait for a roll that was never seen (before: light's turn was lost and
+    every later throw judged as the wrong player's)."""
+    s = opened(end_signal=EndSignal.BAR_TAP)
+    s.roll("dark", 6, 4)
+    s.play("dark", "24/18 13/9")
+    s.shift("dark", 6, 7)  # and a checker moved backwards: the impossible class (RG19 4.2.3.1(b))
+    s.end_turn("dark")
+    assert s.codes() == ["IMPOSSIBLE_MOVE"]
+    s.play("light", "13/7 13/9")  # light's 6-4 was not seen
+    s.end_turn("light")
+    assert s.codes() == ["IMPOSSIBLE_MOVE", "ROLL_VALUE_UNREADABLE"]
+    assert _moves(s)[-1][1] == [6, 4]
+
+
 def test_a_missed_roll_and_an_illegal_play_found_at_the_opponents_throw_are_alerted_and_play_goes_on():
     """Seen in the seed-301 render: dark's roll (6-5) was missed and his injected illegal play fits
     no roll. Light's throw in light's right half shows dark's turn is over: the monitor is told (the

@@ -32,6 +32,7 @@ Rendering is about one CPU-second per table state; rendered folders are reused. 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import subprocess
 import sys
@@ -169,7 +170,10 @@ def compare(truth: dict[str, Any], seen: dict[str, Any], fps: float, window_s: f
             inject: tuple[str, ...] = ()) -> dict[str, Any]:
     te, se = mat_entries(truth["mat"]), mat_entries(seen["mat"])
     turns = len(te)
-    right = sum(1 for i, e in enumerate(te) if i < len(se) and se[i] == e)
+    # a turn is right when the transcripts agree on it in their best alignment: a turn missed or
+    # merged costs itself (and what it really got wrong), not every turn after it
+    blocks = difflib.SequenceMatcher(None, te, se, autojunk=False).get_matching_blocks()
+    right = sum(b.size for b in blocks)
     codes = set().union(*(INJECTION_CODES.get(n, set()) for n in inject)) if inject else set()
     # the injections as the referee raises them on the ground truth; other truth alerts are matched too
     # (they are not false alerts) but not counted as injections

@@ -401,11 +401,12 @@ class FramePipeline:
         self.last_frame_id = -1
 
     # ------------------------------------------------------------------ dice
-    def locate_dice(self, image: U8) -> list[Box]:
-        """Dice boxes on (or next to) the playing surface, the ``max_dice`` most confident."""
+    def locate_dice(self, image: U8, settled: bool = False) -> list[Box]:
+        """Dice boxes on (or next to) the playing surface, the ``max_dice`` most confident (``settled``:
+        a quiet frame about to be recognised, which the locator looks at more closely)."""
         boxes: list[Box]
         if self.config.dice_locator == "model":
-            found = self.recognizer.locate_dice(image)  # highest score first
+            found = self.recognizer.locate_dice(image, settled=settled)  # highest score first
             boxes = [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in found]
             scores = [1.0 - i / max(1, len(found)) for i in range(len(found))]
         else:
@@ -546,7 +547,7 @@ class FramePipeline:
         recognition: Recognition | None = None
         board = None
         if tr.wants_recognition and not motion.moving:
-            boxes = self.locate_dice(arr)
+            boxes = self.locate_dice(arr, settled=True)
             counts: list[int] | None = None
             try:
                 reading = self.recognizer.read_board(arr)

@@ -7,7 +7,7 @@
     from vision.recognizer import FrameRecognizer
 
     rec = FrameRecognizer(CalibrationProfile.load("profile.json"))
-    boxes = rec.locate_dice(image)            # cheap enough for every moving frame (tracker)
+    boxes = rec.locate_dice(image, settled=False)  # one look: cheap enough for every moving frame
     result = rec.recognize(image)             # board + dice values + validity (settled frames)
     result.to_json()                          # the issue-5 JSON of `gammonwatch recognize --json`
     result.observation(frame_id, t)           # vision.observation.TableObservation for the tracker
@@ -119,13 +119,14 @@ class FrameRecognizer:
     def _check(self, image: U8) -> U8:
         return colour_frame(image, self.profile.image_size)
 
-    def locate_dice(self, image: U8) -> list[Box]:
+    def locate_dice(self, image: U8, settled: bool = True) -> list[Box]:
         """Pixel boxes ``x0, y0, x1, y1`` of the dice on and near the board (the trained locator,
         :class:`vision.dice_locator.DiceLocator`; boxes in the simulator's label convention), highest
         score first. Dice off the playing surface are kept when they lie within
-        :data:`NEAR_BOARD_CM` of it (validity then calls them ``off_board``)."""
+        :data:`NEAR_BOARD_CM` of it (validity then calls them ``off_board``). A settled frame gets the
+        locator's looks at every scale; ``settled=False`` (a moving frame, for the tracker) one look."""
         arr = self._check(image)
-        found = self.locator.locate(arr)
+        found = self.locator.locate(arr) if settled else self.locator.locate(arr, scales=(1.0,))
         dims = self.profile.dims
         x_max = dims.bar_width / 2 + dims.half_width + NEAR_BOARD_CM
         y_max = dims.play_depth / 2 + NEAR_BOARD_CM

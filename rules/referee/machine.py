@@ -763,7 +763,12 @@ class Referee:
             else:
                 return
         if phase is Phase.MOVING:
-            if self._fast_actions(s, prev, new_roll, rolling):
+            # the opponent's dice rolling in his right half where none rolled before: his throw, even if
+            # one of the mover's dice flickered to rolling a moment ago (vision)
+            other_right = self._right_half(1 - mover)
+            thrown = prev is not None and any(d.half is other_right for _, d in rolling) and not any(
+                d.state is DieState.ROLLING and d.half is other_right for d in prev.dice)
+            if self._fast_actions(s, prev, new_roll or thrown, rolling):
                 return
             if self._end_signalled(s, prev, mover):
                 self._judge_turn(s)
@@ -814,7 +819,7 @@ class Referee:
             if clock_before.running is seat and s.clock.running is seat.other:
                 return True
         if self.end_signal is EndSignal.BAR_TAP:
-            return self._hand(s, seat, HandOver.BAR) and not self._hand(prev, seat, HandOver.BAR) and not self._entering(s, mover)
+            return self._hand(s, seat, HandOver.BAR) and not self._hand(prev, seat, HandOver.BAR) and not self._entering(s, mover, prev)
         if self.end_signal is EndSignal.LIFT_DICE and self.phase is Phase.MOVING:
             before = self._roll_dice(prev, mover)
             if before and self._lifted(s) > self._lifted(prev) and not self._hand(s, seat.other, HandOver.DICE):
@@ -830,14 +835,14 @@ class Referee:
             off = max([off, *(self.map.to_physical(p).off[colour_index] for p in results)])
         return off
 
-    def _entering(self, s: TableState, mover: int) -> bool:
+    def _entering(self, s: TableState, mover: int, prev: TableState | None = None) -> bool:
         """A hand at the bar while the mover may still have a checker there that the roll lets him enter
         is taking that checker, not the end-of-turn tap on the bar (RG19 4.1.7.2). From vision the bar
         is read under the hand that reaches for it, so a mover who started the turn on the bar is taken
-        to be entering unless the reading is clear (at least :data:`ENTERED_SURE`) that no more checkers
-        than the roll must leave there are left, or a legal result of the roll explains the table about
-        as well as the reading itself (the play is complete). A real tap that this delays is found at
-        the opponent's throw."""
+        to be entering unless the reading, under the hand or just before it came (``prev``), is clear
+        (at least :data:`ENTERED_SURE`) that no more checkers than the roll must leave there are left,
+        or a legal result of the roll explains the table about as well as the reading itself (the play
+        is complete). A real tap that this delays is found at the opponent's throw."""
         if self.phase is not Phase.MOVING or self.dice is None:
             return False
         ci = 0 if self.setup.colour_of(mover) is Colour.LIGHT else 1
@@ -848,7 +853,8 @@ class Referee:
         least = min((self.map.to_physical(p).bar[ci] for p in results), default=start)
         if start <= least and s.bar[ci] <= least:
             return False  # nothing to enter (every entry point closed)
-        if s.bar_at_most_probability(ci, least) >= ENTERED_SURE:
+        done = max(s.bar_at_most_probability(ci, least), prev.bar_at_most_probability(ci, least) if prev is not None else 0.0)
+        if done >= ENTERED_SURE:
             return False
         if s.is_plain:
             return True

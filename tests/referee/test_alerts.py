@@ -469,6 +469,28 @@ def test_a_missed_roll_is_taken_from_the_play_while_the_opponents_impossible_mov
     assert _moves(s)[-1][1] == [6, 4]
 
 
+@pytest.mark.parametrize("flicker", [False, True])
+def test_a_premature_roll_is_seen_even_after_a_die_of_the_mover_flickered_to_rolling(flicker):
+    """Seen in the seed-303 render: a die of light's, at rest, was reported rolling for a frame just
+    before dark threw; dark's dice then rolled while 'dice were already rolling', and his throw was
+    never taken for one. Dark's dice rolling in dark's right half are his throw either way: light had
+    not ended his turn, so it is a premature roll (A4.1) that also ends light's turn."""
+    s = opened(end_signal=EndSignal.BAR_TAP)
+    turn(s, "dark", (6, 4), "24/18 13/9")
+    s.roll("light", 5, 2)
+    s.play("light", "13/8 13/11")
+    light_half, dark_half = (s.script.right_half(s.player(c)) for c in ("light", "dark"))
+    if flicker:
+        s.table.dice[1]["state"] = "rolling"  # light's die, still in place, reported rolling
+        s.snap(0.1)
+    # dark has picked up one die and thrown it; the other is still (reported) where it was
+    s.table.dice[0] = {"id": 0, "value": None, "state": "rolling", "half": dark_half}
+    s.snap(0.1)
+    assert "FAST_ROLL" in s.codes()
+    assert _moves(s)[-1][1] == [5, 2]
+    assert light_half != dark_half
+
+
 def test_a_missed_roll_and_an_illegal_play_found_at_the_opponents_throw_are_alerted_and_play_goes_on():
     """Seen in the seed-301 render: dark's roll (6-5) was missed and his injected illegal play fits
     no roll. Light's throw in light's right half shows dark's turn is over: the monitor is told (the
@@ -801,12 +823,14 @@ def test_reaching_to_the_bar_for_a_checker_to_enter_is_no_bar_tap():
     assert n.codes() == []
 
 
-@pytest.mark.parametrize("play,bar_dark_p,ends", [
-    (None, [0.72, 0.28], False),             # bar unclear, nothing played yet: reaching for the checker
-    ("bar/21 13/10", [0.995, 0.005], True),  # bar clearly empty: the tap
-    ("bar/21 13/10", [0.72, 0.28], True),    # bar unclear but the play complete: the tap
+@pytest.mark.parametrize("play,before_p,bar_dark_p,ends", [
+    (None, None, [0.72, 0.28], False),             # bar unclear, nothing played yet: reaching for the checker
+    ("bar/21 13/10", None, [0.995, 0.005], True),  # bar clearly empty: the tap
+    ("bar/21 13/10", None, [0.72, 0.28], True),    # bar unclear but the play complete: the tap
+    ("bar/21", [0.99, 0.01], [0.72, 0.28], True),  # half a play, the bar clearly empty just before the hand: the tap
+    ("bar/21", [0.72, 0.28], [0.72, 0.28], False),  # near miss: unclear before and under the hand
 ])
-def test_a_reach_to_the_bar_is_a_tap_only_when_the_bar_is_empty_or_the_play_complete(play, bar_dark_p, ends):
+def test_a_reach_to_the_bar_is_a_tap_only_when_the_bar_is_empty_or_the_play_complete(play, before_p, bar_dark_p, ends):
     """Vision reads the bar under the hand that reaches for it. Dark, on the bar, reaches for his
     checker; the camera reads the bar empty but only 72% sure and the board shows no complete play:
     he is entering, not ending his turn (the seed-302 render: an illegal move was called in the
@@ -823,15 +847,24 @@ def test_a_reach_to_the_bar_is_a_tap_only_when_the_bar_is_empty_or_the_play_comp
     s.roll("dark", 4, 3)
     if play:
         s.play("dark", play)
+
+    def seen(bar_p: list[float]) -> TableState:
+        rec = s.script.snap(0.2).record
+        for p in rec["points"]:
+            p["confidence"] = 0.99  # counts as vision gives them
+        rec["bar"] = {"light": 0, "dark": 0, "dark_p": bar_p}
+        return TableState.from_json(rec)
+
+    if before_p is not None:
+        s.alerts += s.ref.feed(seen(before_p))
     s.script.hand(s.player("dark"), "bar")
-    rec = s.script.snap().record
-    for p in rec["points"]:
-        p["confidence"] = 0.99  # counts as vision gives them
-    rec["bar"] = {"light": 0, "dark": 0, "dark_p": bar_dark_p}
     before = len(s.all_codes())
-    s.alerts += s.ref.feed(TableState.from_json(rec))
-    assert ("END_OF_TURN" in s.all_codes()[before:]) is ends
-    assert s.codes() == []
+    s.alerts += s.ref.feed(seen(bar_dark_p))
+    judged = [c for c in s.all_codes()[before:] if c in ("END_OF_TURN", "ILLEGAL_MOVE")]
+    assert bool(judged) is ends
+    assert s.codes() == (["ILLEGAL_MOVE"] if judged == ["ILLEGAL_MOVE"] else [])
+    if play == "bar/21" and ends:
+        assert judged == ["ILLEGAL_MOVE"]  # half a play: the turn is judged, and illegal
 
 
 # ---------------------------------------------------------------- corrections and monitor decisions

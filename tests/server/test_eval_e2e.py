@@ -53,3 +53,15 @@ def test_a_wrong_turn_and_a_missed_injection_are_reported():
     assert r["turns_right"] == 3 and not r["transcript_equal"]
     assert r["missed"] == ["ILLEGAL_MOVE"]
     assert r["false_alerts"] == 1 and r["turns_with_false_alert"] == 1
+
+
+def test_a_missed_turn_costs_that_turn_not_every_turn_after_it():
+    """The transcripts are compared in their best alignment: vision losing dark's first turn (merged
+    into light's) gets the three others right, not none."""
+    lost = MAT.replace("64: 24/18 13/9", "")
+    r = eval_e2e.compare(truth(), {"mat": lost, "alerts": []}, fps=10.0, window_s=1.0)
+    assert r["turns"] == 4 and r["turns_right"] == 3 and not r["transcript_equal"]
+    swapped = MAT.replace("52: 13/8 13/11", "64: 24/18 13/9").replace("  1) 31: 8/5 6/5                     64: 24/18 13/9",
+                                                                      "  1) 31: 8/5 6/5                     52: 13/8 13/11")
+    r = eval_e2e.compare(truth(), {"mat": swapped, "alerts": []}, fps=10.0, window_s=1.0)
+    assert r["turns_right"] == 2  # dark credited with light's play and light with dark's: both turns wrong

@@ -31,7 +31,7 @@ import numpy.typing as npt
 from calibration.board import board_to_image
 from calibration.profile import CalibrationProfile
 from vision.board_reader import BoardReader, BoardReading
-from vision.dice import CALIBRATED_MODEL, DieReader, up_directions
+from vision.dice import CALIBRATED_MODEL, SETTLED_ZOOMS, DieReader, up_directions
 from vision.dice_locator import DiceLocator
 from vision.dice_validity import (
     DEFAULT_DIE_CM,
@@ -145,7 +145,7 @@ class FrameRecognizer:
         if not boxes:
             return [], []
         t0 = time.perf_counter()
-        values = self.die_reader.read(arr, boxes, ups=up_directions(self.profile, boxes))
+        values = self.die_reader.read(arr, boxes, ups=up_directions(self.profile, boxes), zooms=SETTLED_ZOOMS)
         t1 = time.perf_counter()
         verdicts = self.validity.judge(arr, self.profile, boxes, point_counts=point_counts, rolled_half=rolled_half)
         t2 = time.perf_counter()

@@ -18,6 +18,7 @@ from vision.dice import (
     CALIBRATED_MODEL,
     CROP_SIZE,
     DEFAULT_MODEL,
+    SETTLED_ZOOMS,
     DieReader,
     crop_die,
     to_tensor,
@@ -125,6 +126,31 @@ def test_reads_the_dice_of_held_out_simulator_frames() -> None:
     # held out at large the model reads 89-91% of flat dice (models/die_reader.md)
     assert flat_right == 4
     assert right >= 7
+
+
+@pytest.mark.skipif(not CALIBRATED_MODEL.is_file(), reason=f"{CALIBRATED_MODEL} not built yet")
+def test_a_settled_die_is_read_from_two_box_sizes_combined() -> None:
+    """SETTLED_ZOOMS: each die is read from its box and from the box enlarged 1.2 times; the result
+    is the normalised geometric mean of the two looks, and one look is the plain reading."""
+    reader = DieReader(CALIBRATED_MODEL)
+    label = sorted(SIM.glob("*.json"))[0]
+    lab, dice = sim_dice(label)
+    image = cv2.imread(str(label.with_suffix(".jpg")))
+    profile = CalibrationProfile.from_corners(lab["board"]["corners4_px"], (1280, 720))
+    boxes = [d["box_xyxy"] for d in dice]
+    ups = up_directions(profile, boxes)
+    plain = reader.read(image, boxes, ups=ups)
+    wide_boxes = [((b[0] + b[2]) / 2 - (b[2] - b[0]) * 0.6, (b[1] + b[3]) / 2 - (b[3] - b[1]) * 0.6,
+                   (b[0] + b[2]) / 2 + (b[2] - b[0]) * 0.6, (b[1] + b[3]) / 2 + (b[3] - b[1]) * 0.6) for b in boxes]
+    wide = reader.read(image, wide_boxes, ups=ups)
+    both = reader.read(image, boxes, ups=ups, zooms=SETTLED_ZOOMS)
+    assert SETTLED_ZOOMS == (1.0, 1.2)
+    want = np.sqrt(plain.probabilities * wide.probabilities)
+    want /= want.sum(axis=1, keepdims=True)
+    assert np.allclose(both.probabilities, want, atol=1e-4)
+    assert np.array_equal(reader.read(image, boxes, ups=ups, zooms=(1.0,)).probabilities, plain.probabilities)
+    with pytest.raises(ValueError, match="at least one zoom"):
+        reader.read(image, boxes, ups=ups, zooms=())
 
 
 def test_one_up_direction_per_box(tmp_path: Path) -> None:

@@ -768,6 +768,9 @@ class Referee:
             other_right = self._right_half(1 - mover)
             thrown = prev is not None and any(d.half is other_right for _, d in rolling) and not any(
                 d.state is DieState.ROLLING and d.half is other_right for d in prev.dice)
+            # or first seen at rest there, none on the table before (both lost in flight)
+            thrown = thrown or (prev is not None and not rolling and _on_table(s) and not _on_table(prev) and all(
+                d.half is other_right for d in s.dice if d.state is DieState.AT_REST))
             if self._fast_actions(s, prev, new_roll or thrown, rolling):
                 return
             if self._end_signalled(s, prev, mover):

@@ -491,6 +491,32 @@ def test_a_premature_roll_is_seen_even_after_a_die_of_the_mover_flickered_to_rol
     assert light_half != dark_half
 
 
+@pytest.mark.parametrize("where", ["dark", "light"])
+def test_a_premature_throw_first_seen_at_rest_is_a_premature_roll(where):
+    """The seed-303 render's injected premature roll: dark took the dice and threw before light
+    tapped; vision lost both dice in flight and first saw them at rest in dark's right half. That
+    is dark's throw: a premature roll (A4.1) that ends light's turn, and dark's roll is judged after
+    2 s at rest. Near miss: the dice turning up again in light's own half are light's dice, not a
+    throw by dark."""
+    s = opened(end_signal=EndSignal.BAR_TAP)
+    turn(s, "dark", (6, 4), "24/18 13/9")
+    s.roll("light", 5, 2)
+    s.play("light", "13/8 13/11")
+    s.table.dice = [{"id": k, "value": None, "state": "lifted"} for k in (0, 1)]
+    s.snap(0.2)
+    half = s.script.right_half(s.player(where))
+    s.table.dice = [{"id": k, "value": v, "state": "at_rest", "half": half, "valid": True, "reason": "flat_board"}
+                    for k, v in ((0, 6), (1, 2))]
+    s.snap(0.3)
+    s.snap(2.5)
+    if where == "dark":
+        assert s.codes() == ["FAST_ROLL"]
+        assert _moves(s)[-1][1] == [5, 2]
+        assert s.last("ROLL_VALID").player == "dark" and s.last("ROLL_VALID").details["dice"] == [6, 2]
+    else:
+        assert s.codes() == [] and s.last("ROLL_VALID").player == "light"
+
+
 def test_a_missed_roll_and_an_illegal_play_found_at_the_opponents_throw_are_alerted_and_play_goes_on():
     """Seen in the seed-301 render: dark's roll (6-5) was missed and his injected illegal play fits
     no roll. Light's throw in light's right half shows dark's turn is over: the monitor is told (the

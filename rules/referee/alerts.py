@@ -112,6 +112,7 @@ _SPECS: list[AlertSpec] = [
     # ---------------------------------------------------------------- checkers (A5, A6)
     AlertSpec("ILLEGAL_MOVE", V, "Illegal move", {"RG19": ("RG19 4.2.3.1(a)", "RG19 4.2.3.2"), "WB23": ("WB23 4.2(iii)", "WB23 1.1"), "US09": ("US09 4.8",), "STD": ("STD Irregularities-2",)}, severity_by_family={"US09": IR, "STD": IR}, digest="A5.1-A5.3, A5.8"),
     AlertSpec("IMPOSSIBLE_MOVE", V, "Impossible move (corrected until the offender's own next valid roll)", {"RG19": ("RG19 4.2.3.1(b)",)}, digest="A5.4"),
+    AlertSpec("MOVE_REVISED", E, "A doubtful move recorded again from a clearer view of the board", {"RG19": ("RG19 1.3.3", "RG19 4.2.2.1"), "WB23": ("WB23 1.3(iii)", "WB23 4.2(i)"), "US09": ("US09 2.5", "US09 4.3"), "STD": ("STD Movement",)}, digest="A5.13, A1.15"),
     AlertSpec("MOVE_UNCONFIRMED", W, "Move not seen clearly enough to judge: please confirm", {"RG19": ("RG19 1.3.3", "RG19 4.2.2.1"), "WB23": ("WB23 1.3(iii)", "WB23 4.2(i)"), "US09": ("US09 2.5", "US09 4.3"), "STD": ("STD Movement",)}, digest="A5.13, A.0 principle 5"),
     AlertSpec("IMPOSSIBLE_POSITION", V, "Impossible position: must be corrected whenever found", {"RG19": ("RG19 4.2.3.1(c)",), "WB23": ("WB23 1.2(i)",), "US09": ("US09 4.3",), "STD": ("STD Movement-1",)}, digest="A5.5"),
     AlertSpec("CHECKER_COUNT_MISMATCH", V, "A colour does not have 15 checkers on the table", {"RG19": ("RG19 4.2.1", "RG19 4.2.3.3"), "WB23": ("WB23 4.2(iv)",), "US09": ("US09 4.7",), "STD": ("STD Set Up",)}, digest="A5.15, A6.4"),

@@ -139,6 +139,19 @@ class _Turn:
     """Its transcript line (the object itself: undo is refused once later lines follow it)."""
 
 
+@dataclass(frozen=True)
+class _Doubt:
+    """A turn accepted with doubt (roll or play unclear, or the roll not seen): the rolls it could have
+    been (with the dice's probabilities) and the result accepted, to be looked at again on a clearer
+    view of the board."""
+
+    mover: int
+    before: Position
+    rolls: dict[tuple[int, int], float]
+    accepted: Position
+    turn: _Turn
+
+
 @dataclass
 class _GameLog:
     number: int
@@ -198,6 +211,9 @@ class Referee:
         """When a hand was last seen over the dice."""
         self._before_throw: TableState | None = None
         """The state just before the dice last began to roll (what the table showed before the throw)."""
+        self._doubt: _Doubt | None = None
+        """The last turn, when it was accepted with doubt: revisited at the opponent's valid roll."""
+        self._unseen_prior: dict[tuple[int, int], float] | None = None
         self._start_board = self.map.to_physical(self._start_position())
         self.states_seen = 0
         self._now: float | None = None
@@ -986,6 +1002,9 @@ class Referee:
                     opening: bool = False) -> None:
         # an unclear die is not reported here: the play usually shows the roll (_roll_from_play), and
         # ROLL_VALUE_UNREADABLE comes with the end of the turn only when it does not
+        if self._doubt is not None and self._doubt.mover != mover:
+            self._revisit(s)
+        self._doubt = None
         self.roll_p = _roll_distribution([d for _, d in dice], opening)
         self.dice = values
         self.valid_rolls += 1
@@ -1090,6 +1109,8 @@ class Referee:
 
     # ================================================================== judging a turn
     def _judge_turn(self, s: TableState, implied: bool = False) -> None:
+        self._doubt = None
+        unseen, self._unseen_prior = self._unseen_prior, None  # the rolls a missed roll could have been
         mover = self.turn
         before = self.roll_pos or self.position
         assert self.dice is not None
@@ -1147,11 +1168,78 @@ class Referee:
         if p_illegal >= conf:
             self._illegal(s, mover, before, dice, seen, observed, [x[2] for x in scored], plays, evidence)
             return
-        if p_illegal >= 1.0 - conf or not s.settled or ambiguous:
+        unconfirmed = p_illegal >= 1.0 - conf or not s.settled or ambiguous
+        if unconfirmed:
             self._emit("MOVE_UNCONFIRMED", mover,
                        f"The move by {self._name(mover)} is not clear enough to judge. Please confirm the position.",
                        frame=s.frame, evidence=evidence, details={"p_illegal": round(p_illegal, 4)})
+        rolls = unseen if unseen is not None else {r: p for r, p in self.roll_p.items() if p >= _ROLL_FLOOR}
+        rolls.setdefault((max(dice), min(dice)), 1.0)
         self._accept(s, mover, dice, before, best, plays, implied, read)
+        if (unconfirmed or p_roll < conf or unseen is not None) and self._turns and self._turns[-1].mover == mover \
+                and self.phase is not Phase.GAME_OVER and self.phase is not Phase.MATCH_OVER:
+            self._doubt = _Doubt(mover, before, rolls, best, self._turns[-1])
+
+    def _revisit(self, s: TableState) -> None:
+        """The opponent has rolled validly and the table is quiet: the mover's doubtful turn (see
+        :class:`_Doubt`) is looked at again on this clearer view. Every roll it could have been (the
+        dice's probabilities) and each of its legal results is weighed by how well it explains the
+        table, against an illegal play (``illegal_play_prior``) that the table shows exactly; when
+        another result than the one accepted has at least ``confidence``, the turn is revised
+        (transcript line, position) and ``MOVE_REVISED`` says so. An illegal play is never made legal
+        here: only rolls the dice gave some probability are weighed (decision 0702)."""
+        d = self._doubt
+        self._doubt = None
+        entries = self.games[-1].entries
+        if d is None or not s.settled or not self._turns or self._turns[-1] is not d.turn or not entries \
+                or entries[-1] is not d.turn.entry:
+            return
+        ll_seen = PhysicalBoard.from_state(s).log_likelihood(s)
+        cands: list[tuple[float, tuple[int, int], Position]] = []
+        for roll, p in d.rolls.items():
+            for res in self._legal_results(d.before, roll):
+                cands.append((math.log(p) + self.map.to_physical(res).log_likelihood(s), roll, res))
+        if not cands:
+            return
+        top = max(c[0] for c in cands)
+        illegal = self.profile.illegal_play_prior * math.exp(ll_seen - top)
+        mass = sum(math.exp(c[0] - top) for c in cands) + illegal
+        # the position is what must be clear; the roll is the likeliest of those that reach it
+        by_board: dict[PhysicalBoard, float] = {}
+        for sc, _, res in cands:
+            key = self.map.to_physical(res)
+            by_board[key] = by_board.get(key, 0.0) + math.exp(sc - top)
+        board = max(by_board, key=lambda b: by_board[b])
+        score, roll, res = max((c for c in cands if self.map.to_physical(c[2]) == board), key=lambda c: c[0])
+        conf = self.profile.confidence
+        accepted = by_board.get(self.map.to_physical(d.accepted), 0.0) / mass
+        p_board = by_board[board] / mass
+        # revised when the new position is clear, or when the one accepted is clearly wrong and the new
+        # one is likelier than an illegal play (the position must not drift from the table)
+        if board == self.map.to_physical(d.accepted) or not (
+                p_board >= conf or (accepted < 1.0 - conf and by_board[board] > illegal)):
+            return
+        if game_winner(res) is not None:
+            return
+        old_entry = d.turn.entry
+        play, written = self._written_play(d.before, res, roll, d.mover)
+        new_entry = MatEntry(EntryKind.ROLL, Player(d.mover), None, 0, dice=roll, play=play)
+        entries[-1] = new_entry
+        self._turns[-1] = _Turn(d.mover, roll, d.before, new_entry)
+        self.position = res.with_turn(self.turn)
+        was = f"{old_entry.dice[0]}{old_entry.dice[1]}: {old_entry.play}" if old_entry.dice else str(old_entry.play)
+        self._emit("MOVE_REVISED", d.mover,
+                   f"The board now shows that {self._name(d.mover)} played {roll[0]}{roll[1]}: {written} (recorded as {was}).",
+                   frame=s.frame, details={"dice": list(roll), "play": written, "was": was, "p": round(p_board, 4)})
+
+    def _written_play(self, before: Position, result: Position, dice: tuple[int, int], mover: int) -> tuple[Play, str]:
+        """The play from ``before`` to ``result`` with ``dice``, and how the MOVE event writes it."""
+        if self.profile.legal_results is None:
+            play = LegalPlays(before, dice).play_for(result)
+            return play, str(play)
+        play = diff_play(before, result.boards(), mover)
+        hook = self.profile.play_notation
+        return play, (hook(before, result, dice) if hook is not None else str(play))
 
     def _legal_results(self, before: Position, dice: tuple[int, int]) -> list[Position]:
         if self.profile.legal_results is None:
@@ -1451,6 +1539,7 @@ class Referee:
         self._roll_resolves_pending(mover, frame=s.frame)
         self.dice = roll
         self.roll_p = {roll: 1.0}
+        self._unseen_prior = {r: p for r, p in prior.items() if p >= _ROLL_FLOOR}
         self.roll_pos = before
         self.roll_frame = None
         self.valid_rolls += 1

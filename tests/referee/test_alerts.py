@@ -491,6 +491,55 @@ def test_a_premature_roll_is_seen_even_after_a_die_of_the_mover_flickered_to_rol
     assert light_half != dark_half
 
 
+@pytest.mark.parametrize("later", ["clear", "same"])
+def test_a_doubtful_move_is_revised_on_a_clearer_view_at_the_opponents_roll(later):
+    """Seen in the seed-301 render: light's 3-1 was read 2-1 (the 3 at 13%) and at his tap the board
+    under his hand showed 6/5 unsure: the turn was recorded 21: 13/10 with a warning and the
+    referee's position drifted from the table (the next turn looked like 1-1). At dark's valid roll
+    the quiet board shows 13/10 6/5: the turn is recorded again as 31 (MOVE_REVISED), the likeliest
+    account of a board that 2-1 cannot reach. Near miss: the board still shows 13/10 alone, as
+    recorded: nothing is revised."""
+    from rules.referee import TableState
+
+    s = opened(end_signal=EndSignal.BAR_TAP)
+    turn(s, "dark", (6, 4), "24/18 13/9")
+    light = s.player("light")
+    half = s.script.right_half(light)
+    s.table.dice = [{"id": k, "value": None, "state": "rolling", "half": half} for k in (0, 1)]
+    s.snap()
+    s.table.dice = [{"id": 0, "value": 2, "state": "at_rest", "half": half, "reason": "flat_board",
+                     "value_p": [0.02, 0.85, 0.13, 0, 0, 0]},
+                    {"id": 1, "value": 1, "state": "at_rest", "half": half, "reason": "flat_board"}]
+    s.snap(0.5)
+    s.snap(2.2)
+    s.play("light", "13/10 6/5")  # his real 3-1
+    s.script.hand(light, "bar")
+    rec = s.script.snap(0.2).record  # the tap, the 6/5 unsure under the hand
+    for p in rec["points"]:
+        p["confidence"] = 0.99
+    five, six = rec["points"][4], rec["points"][5]  # light's 5 and 6 points (physical = light's own)
+    five["light"], six["light"] = 2, 4
+    five["light_p"] = [0, 0, 0.6, 0.4] + [0.0] * 12
+    six["light_p"] = [0, 0, 0, 0.4, 0.6] + [0.0] * 11
+    s.alerts += s.ref.feed(TableState.from_json(rec))
+    s.script.no_hands()
+    assert entries(s)[-1] == "21: 13/10" and s.codes() == ["ROLL_VALUE_UNREADABLE"]
+    if later == "same":  # the board really shows 13/10 alone
+        s.table.boards[light][5] -= 1
+        s.table.boards[light][6] += 1
+    s.roll("dark", 5, 2)
+    revised = [a for a in s.alerts if a.code == "MOVE_REVISED"]
+    if later == "clear":
+        assert len(revised) == 1 and revised[0].details["dice"] == [3, 1] and revised[0].details["was"] == "21: 13/10"
+        assert entries(s)[-1] == "31: 13/10 6/5"
+        s.play("dark", "13/8 13/11")
+        s.end_turn("dark")
+        assert "ILLEGAL_MOVE" not in s.codes() and "IMPOSSIBLE_MOVE" not in s.codes()
+    else:
+        assert revised == [] and entries(s)[-1] == "21: 13/10"
+    assert s.codes() == ["ROLL_VALUE_UNREADABLE"]
+
+
 @pytest.mark.parametrize("where", ["dark", "light"])
 def test_a_premature_throw_first_seen_at_rest_is_a_premature_roll(where):
     """The seed-303 render's injected premature roll: dark took the dice and threw before light

@@ -447,7 +447,7 @@ class _FixedLocator:
     def __init__(self, boxes: list[tuple[float, float, float, float]]) -> None:
         self.boxes = boxes
 
-    def locate_dice(self, image: Any) -> list[tuple[float, float, float, float]]:
+    def locate_dice(self, image: Any, settled: bool = True) -> list[tuple[float, float, float, float]]:
         return list(self.boxes)
 
 

@@ -43,6 +43,8 @@ MEAN, STD = 0.5, 0.25
 
 SETTLED_SCALES = (1.0, 1.25)
 """The frame sizes (relative) a settled frame is looked at; boxes of all looks are merged."""
+SURE_SCORE = 0.5
+"""A box scoring this much is a die found plainly (see ``DiceLocator.locate(enough=...)``)."""
 MERGE_FRAC = 0.6
 """Boxes of different looks whose centres lie within this share of the stronger box's side are one die."""
 
@@ -170,18 +172,31 @@ class DiceLocator:
         out = np.asarray(self._session.run(None, {self._input: prepare(image, INPUT_SCALE * scale)})[0], dtype=np.float32)
         return out[0, 0], out[0, 1:5]
 
-    def locate(self, image: U8, scales: Sequence[float] | None = None) -> LocatedDice:
+    def locate(self, image: U8, scales: Sequence[float] | None = None,
+               roi: tuple[int, int, int, int] | None = None, enough: int | None = None) -> LocatedDice:
         """Boxes of the dice in a BGR frame, highest score first, from one look per scale (default
-        :attr:`scales`) merged."""
+        :attr:`scales`) merged. ``roi`` (pixels ``x0, y0, x1, y1``): look only there (the board and
+        its surroundings; boxes are still in frame pixels). ``enough``: no further look once this
+        many boxes score at least :data:`SURE_SCORE` (the dice of a throw found plainly)."""
         looks = self.scales if scales is None else tuple(scales)
         if not looks:
             raise ValueError("the dice locator needs at least one scale to look at")
+        ox = oy = 0
+        if roi is not None:
+            h0, w0 = image.shape[:2]
+            ox, oy = max(0, int(roi[0])), max(0, int(roi[1]))
+            x1, y1 = min(w0, int(roi[2])), min(h0, int(roi[3]))
+            if x1 - ox < 16 or y1 - oy < 16:
+                raise ValueError(f"region to look at {roi} leaves less than 16 x 16 pixels of the {w0}x{h0} frame")
+            image = image[oy:y1, ox:x1]
         all_boxes, all_scores = [], []
         for sc in looks:
             heat, reg = self.heatmaps(image, sc)
             b, s = decode(heat, reg, self.threshold, STRIDE / (INPUT_SCALE * sc), self.max_dice)
             all_boxes.append(b)
             all_scores.append(s)
+            if enough is not None and int((np.concatenate(all_scores) >= SURE_SCORE).sum()) >= enough:
+                break
         boxes, scores = np.concatenate(all_boxes), np.concatenate(all_scores)
         if len(looks) > 1 and len(boxes):
             boxes, scores = merge_looks(boxes, scores, self.max_dice)
@@ -191,6 +206,7 @@ class DiceLocator:
             boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
             keep = (boxes[:, 2] - boxes[:, 0] >= 2) & (boxes[:, 3] - boxes[:, 1] >= 2)
             boxes, scores = boxes[keep], scores[keep]
+            boxes = boxes + np.array([ox, oy, ox, oy], dtype=np.float64)
         return LocatedDice(boxes, scores)
 
 

@@ -49,6 +49,11 @@ Box = tuple[float, float, float, float]
 
 NEAR_BOARD_CM = 15.0
 """How far beyond the playing surface (cm, in the board plane) a located die is still reported."""
+DICE_PER_THROW = 2
+"""A settled frame gets its closer look unless the first finds this many dice plainly."""
+ROI_PAD_PX = 40
+"""Pixels added around the near-board region a settled frame's dice are looked for in (a die's box
+is centred on the die; a large die near the camera is about 60 px wide)."""
 
 
 def die_px_range(profile: CalibrationProfile, die_cm: float = DEFAULT_DIE_CM) -> tuple[float, float]:
@@ -115,6 +120,7 @@ class FrameRecognizer:
         self.die_reader = die_reader or DieReader(CALIBRATED_MODEL, threads=threads)
         self.validity = validity or DieValidityClassifier(threads=threads)
         self.locator = locator or DiceLocator(threads=threads)
+        self._roi: tuple[int, int, int, int] | None = None
 
     def _check(self, image: U8) -> U8:
         return colour_frame(image, self.profile.image_size)
@@ -126,7 +132,8 @@ class FrameRecognizer:
         :data:`NEAR_BOARD_CM` of it (validity then calls them ``off_board``). A settled frame gets the
         locator's looks at every scale; ``settled=False`` (a moving frame, for the tracker) one look."""
         arr = self._check(image)
-        found = self.locator.locate(arr) if settled else self.locator.locate(arr, scales=(1.0,))
+        found = (self.locator.locate(arr, roi=self._near_board_roi(), enough=DICE_PER_THROW) if settled
+                 else self.locator.locate(arr, scales=(1.0,)))
         dims = self.profile.dims
         x_max = dims.bar_width / 2 + dims.half_width + NEAR_BOARD_CM
         y_max = dims.play_depth / 2 + NEAR_BOARD_CM
@@ -136,6 +143,22 @@ class FrameRecognizer:
             if abs(x) <= x_max and abs(y) <= y_max:
                 out.append(b)
         return out
+
+    def _near_board_roi(self) -> tuple[int, int, int, int]:
+        """The image region where a die kept by :meth:`locate_dice` can lie: the playing surface and
+        :data:`NEAR_BOARD_CM` around it, from the board up to 5 cm above it, plus a die's box around
+        (what the looks of a settled frame are spent on)."""
+        if self._roi is None:
+            dims = self.profile.dims
+            x_max = dims.bar_width / 2 + dims.half_width + NEAR_BOARD_CM
+            y_max = dims.play_depth / 2 + NEAR_BOARD_CM
+            pts = [(sx * x_max, sy * y_max, z) for sx in (-1, 1) for sy in (-1, 1) for z in (0.0, 5.0)]
+            uv = self.profile.project(np.array(pts, dtype=np.float64))
+            w, h = self.profile.image_size
+            pad = ROI_PAD_PX
+            self._roi = (max(0, int(uv[:, 0].min() - pad)), max(0, int(uv[:, 1].min() - pad)),
+                         min(w, int(uv[:, 0].max() + pad) + 1), min(h, int(uv[:, 1].max() + pad) + 1))
+        return self._roi
 
     def read_dice(self, image: U8, boxes: Sequence[Box], point_counts: Sequence[int] | None = None,
                   rolled_half: str | None = None,

@@ -13,6 +13,7 @@ from calibration.profile import CalibrationProfile
 from vision.dice_locator import (
     DEFAULT_MODEL,
     STRIDE,
+    SURE_SCORE,
     DiceLocator,
     decode,
     encode_targets,
@@ -157,3 +158,32 @@ def test_looks_at_two_scales_merge_into_one_box_per_die() -> None:
 def test_a_locator_without_a_scale_to_look_at_is_refused(locator: DiceLocator) -> None:
     with pytest.raises(ValueError, match="at least one scale"):
         locator.locate(np.zeros((720, 1280, 3), np.uint8), scales=())
+
+
+@needs_model
+def test_a_region_to_look_in_gives_frame_boxes_and_enough_dice_stop_the_looking(locator: DiceLocator) -> None:
+    """``roi``: the boxes of a look restricted to a region are in frame pixels, on the dice the whole
+    frame shows; a region too small is refused. ``enough``: the closer look is skipped once the
+    first finds that many dice scoring at least SURE_SCORE (the settled frame's fast path), and taken
+    when it does not."""
+    path = SIM / "000000.json"
+    image = cv2.imread(str(path.with_suffix(".jpg")))
+    dice = [d["box_xyxy"] for d in label_dice(path)]
+    x0 = int(min(b[0] for b in dice)) - 120
+    y0 = int(min(b[1] for b in dice)) - 120
+    x1 = int(max(b[2] for b in dice)) + 120
+    y1 = int(max(b[3] for b in dice)) + 120
+    inside = locator.locate(image, scales=(1.0,), roi=(x0, y0, x1, y1))
+    for b in dice:
+        c = np.array([(b[0] + b[2]) / 2, (b[1] + b[3]) / 2])
+        got = (inside.boxes[:, :2] + inside.boxes[:, 2:]) / 2
+        assert np.hypot(*(got - c).T).min() <= 6.0
+    assert np.all(inside.boxes[:, 0] >= x0 - 1) and np.all(inside.boxes[:, 2] <= x1 + 1)
+    with pytest.raises(ValueError, match="less than 16 x 16"):
+        locator.locate(image, roi=(100, 100, 110, 400))
+    one = locator.locate(image, scales=(1.0,))
+    sure = int((one.scores >= SURE_SCORE).sum())
+    stopped = locator.locate(image, scales=(1.0, 1.25), enough=sure)
+    assert np.array_equal(stopped.boxes, one.boxes)
+    both = locator.locate(image, scales=(1.0, 1.25))
+    assert np.array_equal(locator.locate(image, scales=(1.0, 1.25), enough=sure + 1).boxes, both.boxes)

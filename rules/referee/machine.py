@@ -150,6 +150,9 @@ class _Doubt:
     rolls: dict[tuple[int, int], float]
     accepted: Position
     turn: _Turn
+    unconfirmed: tuple[str, int | None, tuple[int, ...], dict[str, Any]] | None = None
+    """``MOVE_UNCONFIRMED`` held back (message, frame, evidence, details): raised only if the clearer
+    view does not settle the move."""
 
 
 @dataclass
@@ -1004,7 +1007,7 @@ class Referee:
         # ROLL_VALUE_UNREADABLE comes with the end of the turn only when it does not
         if self._doubt is not None and self._doubt.mover != mover:
             self._revisit(s)
-        self._doubt = None
+        self._flush_doubt()
         self.roll_p = _roll_distribution([d for _, d in dice], opening)
         self.dice = values
         self.valid_rolls += 1
@@ -1109,7 +1112,7 @@ class Referee:
 
     # ================================================================== judging a turn
     def _judge_turn(self, s: TableState, implied: bool = False) -> None:
-        self._doubt = None
+        self._flush_doubt()
         unseen, self._unseen_prior = self._unseen_prior, None  # the rolls a missed roll could have been
         mover = self.turn
         before = self.roll_pos or self.position
@@ -1169,16 +1172,17 @@ class Referee:
             self._illegal(s, mover, before, dice, seen, observed, [x[2] for x in scored], plays, evidence)
             return
         unconfirmed = p_illegal >= 1.0 - conf or not s.settled or ambiguous
-        if unconfirmed:
-            self._emit("MOVE_UNCONFIRMED", mover,
-                       f"The move by {self._name(mover)} is not clear enough to judge. Please confirm the position.",
-                       frame=s.frame, evidence=evidence, details={"p_illegal": round(p_illegal, 4)})
+        ask = (f"The move by {self._name(mover)} is not clear enough to judge. Please confirm the position.",
+               s.frame, evidence, {"p_illegal": round(p_illegal, 4)})
         rolls = unseen if unseen is not None else {r: p for r, p in self.roll_p.items() if p >= _ROLL_FLOOR}
         rolls.setdefault((max(dice), min(dice)), 1.0)
         self._accept(s, mover, dice, before, best, plays, implied, read)
         if (unconfirmed or p_roll < conf or unseen is not None) and self._turns and self._turns[-1].mover == mover \
                 and self.phase is not Phase.GAME_OVER and self.phase is not Phase.MATCH_OVER:
-            self._doubt = _Doubt(mover, before, rolls, best, self._turns[-1])
+            # MOVE_UNCONFIRMED waits for the clearer view at the opponent's roll (_revisit)
+            self._doubt = _Doubt(mover, before, rolls, best, self._turns[-1], ask if unconfirmed else None)
+        elif unconfirmed:
+            self._emit("MOVE_UNCONFIRMED", mover, ask[0], frame=ask[1], evidence=ask[2], details=ask[3])
 
     def _revisit(self, s: TableState) -> None:
         """The opponent has rolled validly and the table is quiet: the mover's doubtful turn (see
@@ -1189,10 +1193,10 @@ class Referee:
         (transcript line, position) and ``MOVE_REVISED`` says so. An illegal play is never made legal
         here: only rolls the dice gave some probability are weighed (decision 0702)."""
         d = self._doubt
-        self._doubt = None
         entries = self.games[-1].entries
         if d is None or not s.settled or not self._turns or self._turns[-1] is not d.turn or not entries \
                 or entries[-1] is not d.turn.entry:
+            self._flush_doubt()
             return
         ll_seen = PhysicalBoard.from_state(s).log_likelihood(s)
         cands: list[tuple[float, tuple[int, int], Position]] = []
@@ -1200,6 +1204,7 @@ class Referee:
             for res in self._legal_results(d.before, roll):
                 cands.append((math.log(p) + self.map.to_physical(res).log_likelihood(s), roll, res))
         if not cands:
+            self._flush_doubt()
             return
         top = max(c[0] for c in cands)
         illegal = self.profile.illegal_play_prior * math.exp(ll_seen - top)
@@ -1218,9 +1223,18 @@ class Referee:
         # one is likelier than an illegal play (the position must not drift from the table)
         if board == self.map.to_physical(d.accepted) or not (
                 p_board >= conf or (accepted < 1.0 - conf and by_board[board] > illegal)):
+            # confirmed by the same test as at the end of the turn: the board as read, unless a legal
+            # result, stands for an illegal play without a prior against it
+            shown = 0.0 if PhysicalBoard.from_state(s) in by_board else math.exp(ll_seen - top)
+            if by_board.get(self.map.to_physical(d.accepted), 0.0) / (mass - illegal + shown) >= conf:
+                self._doubt = None  # the clearer view confirms the move accepted: nothing to ask
+            else:
+                self._flush_doubt()
             return
         if game_winner(res) is not None:
+            self._flush_doubt()
             return
+        self._doubt = None
         old_entry = d.turn.entry
         play, written = self._written_play(d.before, res, roll, d.mover)
         new_entry = MatEntry(EntryKind.ROLL, Player(d.mover), None, 0, dice=roll, play=play)
@@ -1231,6 +1245,13 @@ class Referee:
         self._emit("MOVE_REVISED", d.mover,
                    f"The board now shows that {self._name(d.mover)} played {roll[0]}{roll[1]}: {written} (recorded as {was}).",
                    frame=s.frame, details={"dice": list(roll), "play": written, "was": was, "p": round(p_board, 4)})
+
+    def _flush_doubt(self) -> None:
+        """Drop the doubtful turn's record, raising the ``MOVE_UNCONFIRMED`` it held back."""
+        d, self._doubt = self._doubt, None
+        if d is not None and d.unconfirmed is not None:
+            message, frame, evidence, details = d.unconfirmed
+            self._emit("MOVE_UNCONFIRMED", d.mover, message, frame=frame, evidence=evidence, details=details)
 
     def _written_play(self, before: Position, result: Position, dice: tuple[int, int], mover: int) -> tuple[Play, str]:
         """The play from ``before`` to ``result`` with ``dice``, and how the MOVE event writes it."""
@@ -1434,6 +1455,7 @@ class Referee:
 
     def _undo_turn(self, frame: int | None) -> None:
         """Take back the last completed turn (see ``decide``): one way for an illegal move and for any turn."""
+        self._doubt = None  # the monitor has looked at it
         if self.pending is not None:
             self._rollback_to_pending(frame)
             return
@@ -1594,6 +1616,7 @@ class Referee:
 
     # ================================================================== game end and reset
     def _end_game(self, winner: int, kind: ResultKind, how: Termination, frame: int | None) -> None:
+        self._flush_doubt()
         if how is Termination.PASS:
             self.match = self.match.pass_(Player(1 - winner))
         else:
@@ -1622,6 +1645,7 @@ class Referee:
         return hook() if hook is not None else Position.start()
 
     def _game_start(self, frame: int | None) -> None:
+        self._flush_doubt()
         self.position = self._start_position()
         self.phase = Phase.SETUP
         self.dice = None

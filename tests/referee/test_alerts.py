@@ -6,6 +6,8 @@ dark (Bob) far, home boards on the right; the clock ends turns unless a test say
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from referee_scenario import Scenario
 
@@ -220,6 +222,17 @@ def test_ordinary_illegal_move_stands_after_the_opponents_valid_roll():
     assert "ILLEGAL_MOVE_STANDS" in s.all_codes()
 
 
+def light_opened_and_pressed_the_clock() -> tuple[Scenario, Any]:
+    """Light opened 3-1, played 8/5 6/5 and pressed the clock: the scenario and the state step of the
+    press, not fed yet (a test sets what vision makes of the board first)."""
+    s = Scenario()
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.script.hand(0, "clock")
+    s.table.clock = "far"
+    return s, s.script.snap()
+
+
 def roll_seen_as(s: Scenario, colour: str, dice: tuple[int, int], patch) -> None:
     """``colour`` rolls ``dice``; every table state of the throw goes through ``patch(record)`` (what
     vision makes of the board meanwhile)."""
@@ -238,12 +251,7 @@ def test_uncertain_observation_asks_to_confirm_instead_of_accusing():
         rec["points"][3].update(light=1, light_p=[0.45, 0.55])
 
     for later in ("unsure", "clear"):
-        s = Scenario()
-        s.opening("light", 3, 1)
-        s.play("light", "8/5 6/5")
-        s.script.hand(0, "clock")
-        s.table.clock = "far"
-        st = s.script.snap()
+        s, st = light_opened_and_pressed_the_clock()
         unsure(st.record)
         s.feed([st])
         # MOVE_UNCONFIRMED waits for the clearer view of the quiet board at the opponent's roll
@@ -253,12 +261,7 @@ def test_uncertain_observation_asks_to_confirm_instead_of_accusing():
         assert s.codes() == (["MOVE_UNCONFIRMED"] if later == "unsure" else [])
         assert "ILLEGAL_MOVE" not in s.codes()
     # near miss: a confident observation of the same (illegal-looking) board is an accusation
-    t = Scenario()
-    t.opening("light", 3, 1)
-    t.play("light", "8/5 6/5")
-    t.script.hand(0, "clock")
-    t.table.clock = "far"
-    st = t.script.snap()
+    t, st = light_opened_and_pressed_the_clock()
     st.record["points"][4].update(light=1)
     st.record["points"][3].update(light=1)
     t.feed([st])
@@ -1037,12 +1040,7 @@ def test_resignation_and_the_match_result():
 
 
 def test_two_legal_plays_the_observation_cannot_tell_apart_ask_for_confirmation():
-    s = Scenario()
-    s.opening("light", 3, 1)
-    s.play("light", "8/5 6/5")
-    s.script.hand(0, "clock")
-    s.table.clock = "far"
-    st = s.script.snap()
+    s, st = light_opened_and_pressed_the_clock()
     # is it 8/5 6/5 (two on the 5-point) or 24/23 24/21? vision gives both boards similar weight
     st.record["points"][4].update(light_p=[0.45, 0.0, 0.55])
     st.record["points"][7].update(light_p=[0.0, 0.0, 0.55, 0.45])
@@ -1233,32 +1231,20 @@ def test_bearing_off_before_all_checkers_are_home():
     assert near.codes() == []
 
 
-def test_checker_left_not_clearly_on_a_point_at_the_end_of_the_turn():
-    s = Scenario()
-    s.opening("light", 3, 1)
-    s.play("light", "8/5 6/5")
-    s.script.hand(0, "clock")
-    s.table.clock = "far"
-    st = s.script.snap()
+@pytest.mark.parametrize("then", ["roll", "missed_roll"])
+def test_checker_left_not_clearly_on_a_point_at_the_end_of_the_turn(then):
+    s, st = light_opened_and_pressed_the_clock()
     st.record["points"][4]["light"] = 1
     st.record["unclear"] = [{"colour": "light", "count": 1, "near_point": 5}]
     s.feed([st])
     assert s.codes() == ["IMPOSSIBLE_POSITION"]
-    s.roll("dark", 6, 4)  # the checker since set clearly on the 5-point: the move accepted stands
-    assert s.codes() == ["IMPOSSIBLE_POSITION"]
-    # near miss: a game's end or the next judgement raises what was held back
-    t = Scenario()
-    t.opening("light", 3, 1)
-    t.play("light", "8/5 6/5")
-    t.script.hand(0, "clock")
-    t.table.clock = "far"
-    st = t.script.snap()
-    st.record["points"][4]["light"] = 1
-    st.record["unclear"] = [{"colour": "light", "count": 1, "near_point": 5}]
-    t.feed([st])
-    t.play("dark", "24/18 13/9")  # dark's roll was missed: his turn is judged, light's doubt goes with it
-    t.end_turn("dark")
-    assert t.codes()[0] == "IMPOSSIBLE_POSITION" and "MOVE_UNCONFIRMED" in t.codes()
+    if then == "roll":
+        s.roll("dark", 6, 4)  # the checker since set clearly on the 5-point: the move accepted stands
+        assert s.codes() == ["IMPOSSIBLE_POSITION"]
+    else:  # near miss: the next judgement (dark's roll was missed) raises what was held back
+        s.play("dark", "24/18 13/9")
+        s.end_turn("dark")
+        assert s.codes()[0] == "IMPOSSIBLE_POSITION" and "MOVE_UNCONFIRMED" in s.codes()
 
 
 def test_post_crawford_leader_may_not_double():

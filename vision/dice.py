@@ -175,6 +175,12 @@ class DieReadings:
     def __len__(self) -> int:
         return int(self.value.shape[0])
 
+    @classmethod
+    def from_probabilities(cls, probs: FloatArray) -> DieReadings:
+        """The readings of an ``N x 6`` array of value probabilities."""
+        idx = probs.argmax(axis=1)
+        return cls(value=(idx + 1).astype(np.int64), confidence=probs[np.arange(len(idx)), idx], probabilities=probs)
+
 
 class DieReader:
     """The die-value classifier (ONNX Runtime, CPU).
@@ -198,8 +204,7 @@ class DieReader:
     def read_crops(self, crops: Sequence[npt.NDArray[np.uint8]] | npt.NDArray[np.uint8]) -> DieReadings:
         """Classify crops already cut with :func:`crop_die`."""
         if len(crops) == 0:
-            empty = np.zeros((0, 6), dtype=np.float32)
-            return DieReadings(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32), empty)
+            return DieReadings.from_probabilities(np.zeros((0, 6), dtype=np.float32))
         x = to_tensor(crops)
         if self.mirror:
             x = np.concatenate([x, x[:, :, :, ::-1]])
@@ -208,12 +213,7 @@ class DieReader:
         if self.mirror:
             n = len(probs) // 2
             probs = np.asarray((probs[:n] + probs[n:]) / 2, dtype=np.float32)
-        idx = probs.argmax(axis=1)
-        return DieReadings(
-            value=(idx + 1).astype(np.int64),
-            confidence=probs[np.arange(len(idx)), idx],
-            probabilities=probs,
-        )
+        return DieReadings.from_probabilities(probs)
 
     def read(self, image: npt.NDArray[np.uint8], boxes_xyxy: Sequence[Sequence[float]],
              ups: Sequence[Sequence[float]] | npt.NDArray[np.float64] | None = None,
@@ -242,6 +242,4 @@ class DieReader:
             return looks
         n = len(boxes_xyxy)
         logp = np.log(np.maximum(looks.probabilities.reshape(len(zooms), n, 6), 1e-9)).mean(axis=0)
-        probs = softmax(logp.astype(np.float32))
-        idx = probs.argmax(axis=1)
-        return DieReadings(value=(idx + 1).astype(np.int64), confidence=probs[np.arange(n), idx], probabilities=probs)
+        return DieReadings.from_probabilities(softmax(logp.astype(np.float32)))

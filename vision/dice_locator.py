@@ -190,12 +190,14 @@ class DiceLocator:
                 raise ValueError(f"region to look at {roi} leaves less than 16 x 16 pixels of the {w0}x{h0} frame")
             image = image[oy:y1, ox:x1]
         all_boxes, all_scores = [], []
+        sure = 0
         for sc in looks:
             heat, reg = self.heatmaps(image, sc)
             b, s = decode(heat, reg, self.threshold, STRIDE / (INPUT_SCALE * sc), self.max_dice)
             all_boxes.append(b)
             all_scores.append(s)
-            if enough is not None and int((np.concatenate(all_scores) >= SURE_SCORE).sum()) >= enough:
+            sure += int((s >= SURE_SCORE).sum())
+            if enough is not None and sure >= enough:
                 break
         boxes, scores = np.concatenate(all_boxes), np.concatenate(all_scores)
         if len(looks) > 1 and len(boxes):

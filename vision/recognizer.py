@@ -134,9 +134,7 @@ class FrameRecognizer:
         arr = self._check(image)
         found = (self.locator.locate(arr, roi=self._near_board_roi(), enough=DICE_PER_THROW) if settled
                  else self.locator.locate(arr, scales=(1.0,)))
-        dims = self.profile.dims
-        x_max = dims.bar_width / 2 + dims.half_width + NEAR_BOARD_CM
-        y_max = dims.play_depth / 2 + NEAR_BOARD_CM
+        x_max, y_max = self._near_board_extent()
         out: list[Box] = []
         for b in found.as_list():
             x, y = die_board_xy(self.profile, b)
@@ -144,14 +142,18 @@ class FrameRecognizer:
                 out.append(b)
         return out
 
+    def _near_board_extent(self) -> tuple[float, float]:
+        """Half width and half depth (cm, board frame) of the region a located die is reported in: the
+        playing surface and :data:`NEAR_BOARD_CM` around it."""
+        dims = self.profile.dims
+        return dims.bar_width / 2 + dims.half_width + NEAR_BOARD_CM, dims.play_depth / 2 + NEAR_BOARD_CM
+
     def _near_board_roi(self) -> tuple[int, int, int, int]:
         """The image region where a die kept by :meth:`locate_dice` can lie: the playing surface and
         :data:`NEAR_BOARD_CM` around it, from the board up to 5 cm above it, plus a die's box around
         (what the looks of a settled frame are spent on)."""
         if self._roi is None:
-            dims = self.profile.dims
-            x_max = dims.bar_width / 2 + dims.half_width + NEAR_BOARD_CM
-            y_max = dims.play_depth / 2 + NEAR_BOARD_CM
+            x_max, y_max = self._near_board_extent()
             pts = [(sx * x_max, sy * y_max, z) for sx in (-1, 1) for sy in (-1, 1) for z in (0.0, 5.0)]
             uv = self.profile.project(np.array(pts, dtype=np.float64))
             w, h = self.profile.image_size

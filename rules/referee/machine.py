@@ -79,6 +79,14 @@ def _on_table(s: TableState) -> bool:
     return any(d.state in (DieState.ROLLING, DieState.AT_REST) for d in s.dice)
 
 
+def _appeared_at_rest_in(s: TableState, prev: TableState | None, half: Half) -> bool:
+    """Dice first seen at rest, all in ``half``, with none rolling or at rest on the table before: a
+    throw whose rolling the camera did not see."""
+    return (prev is not None and _on_table(s) and not _on_table(prev)
+            and not any(d.state is DieState.ROLLING for d in s.dice)
+            and all(d.half is half for d in s.dice if d.state is DieState.AT_REST))
+
+
 def _face_p(d: Die) -> list[float]:
     """A die's probabilities of the faces 1..6: the reader's, or ``confidence`` on the value read."""
     if d.value_p is not None:
@@ -216,7 +224,6 @@ class Referee:
         """The state just before the dice last began to roll (what the table showed before the throw)."""
         self._doubt: _Doubt | None = None
         """The last turn, when it was accepted with doubt: revisited at the opponent's valid roll."""
-        self._unseen_prior: dict[tuple[int, int], float] | None = None
         self._start_board = self.map.to_physical(self._start_position())
         self.states_seen = 0
         self._now: float | None = None
@@ -787,21 +794,17 @@ class Referee:
             other_right = self._right_half(1 - mover)
             thrown = prev is not None and any(d.half is other_right for _, d in rolling) and not any(
                 d.state is DieState.ROLLING and d.half is other_right for d in prev.dice)
-            # or first seen at rest there, none on the table before (both lost in flight)
-            thrown = thrown or (prev is not None and not rolling and _on_table(s) and not _on_table(prev) and all(
-                d.half is other_right for d in s.dice if d.state is DieState.AT_REST))
+            # or first seen at rest there (both lost in flight)
+            thrown = thrown or _appeared_at_rest_in(s, prev, other_right)
             if self._fast_actions(s, prev, new_roll or thrown, rolling):
                 return
             if self._end_signalled(s, prev, mover):
                 self._judge_turn(s)
             return
         if phase is Phase.PRE_ROLL:
-            # dice first seen at rest in the mover's right half, none on the table before: his throw,
-            # its rolling unseen (both dice lost in flight); judged like any throw once at rest
-            right = self._right_half(mover)
-            appeared = (prev is not None and not rolling and _on_table(s) and not _on_table(prev)
-                        and all(d.half is right for d in s.dice if d.state is DieState.AT_REST))
-            if new_roll or appeared:
+            # dice first seen at rest in the mover's right half: his throw, its rolling unseen (both
+            # dice lost in flight); judged like any throw once at rest
+            if new_roll or _appeared_at_rest_in(s, prev, self._right_half(mover)):
                 roller = self._roller(rolling, mover)
                 if roller != mover:
                     return
@@ -868,10 +871,11 @@ class Referee:
         if self.phase is not Phase.MOVING or self.dice is None:
             return False
         ci = 0 if self.setup.colour_of(mover) is Colour.LIGHT else 1
-        start = self.map.to_physical(self.roll_pos or self.position).bar[ci]
+        before = self.roll_pos or self.position
+        start = self.map.to_physical(before).bar[ci]
         if start == 0 and s.bar[ci] == 0:
             return False
-        results = self._legal_results(self.roll_pos or self.position, self.dice)
+        results = self._legal_results(before, self.dice)
         least = min((self.map.to_physical(p).bar[ci] for p in results), default=start)
         if start <= least and s.bar[ci] <= least:
             return False  # nothing to enter (every entry point closed)
@@ -1111,9 +1115,10 @@ class Referee:
             self._emit("SETUP_ERROR_WINDOW_CLOSED", None, "The starting-position error can now be corrected only if both players agree.", frame=frame)
 
     # ================================================================== judging a turn
-    def _judge_turn(self, s: TableState, implied: bool = False) -> None:
+    def _judge_turn(self, s: TableState, implied: bool = False,
+                    unseen: dict[tuple[int, int], float] | None = None) -> None:
+        """``unseen``: the roll was not seen, these are the rolls it could have been (their prior)."""
         self._flush_doubt()
-        unseen, self._unseen_prior = self._unseen_prior, None  # the rolls a missed roll could have been
         mover = self.turn
         before = self.roll_pos or self.position
         assert self.dice is not None
@@ -1199,10 +1204,11 @@ class Referee:
             self._flush_doubt()
             return
         ll_seen = PhysicalBoard.from_state(s).log_likelihood(s)
-        cands: list[tuple[float, tuple[int, int], Position]] = []
+        cands: list[tuple[float, tuple[int, int], Position, PhysicalBoard]] = []
         for roll, p in d.rolls.items():
             for res in self._legal_results(d.before, roll):
-                cands.append((math.log(p) + self.map.to_physical(res).log_likelihood(s), roll, res))
+                phys = self.map.to_physical(res)
+                cands.append((math.log(p) + phys.log_likelihood(s), roll, res, phys))
         if not cands:
             self._flush_doubt()
             return
@@ -1211,22 +1217,21 @@ class Referee:
         mass = sum(math.exp(c[0] - top) for c in cands) + illegal
         # the position is what must be clear; the roll is the likeliest of those that reach it
         by_board: dict[PhysicalBoard, float] = {}
-        for sc, _, res in cands:
-            key = self.map.to_physical(res)
-            by_board[key] = by_board.get(key, 0.0) + math.exp(sc - top)
+        for sc, _, _, phys in cands:
+            by_board[phys] = by_board.get(phys, 0.0) + math.exp(sc - top)
         board = max(by_board, key=lambda b: by_board[b])
-        score, roll, res = max((c for c in cands if self.map.to_physical(c[2]) == board), key=lambda c: c[0])
+        _, roll, res, _ = max((c for c in cands if c[3] == board), key=lambda c: c[0])
         conf = self.profile.confidence
-        accepted = by_board.get(self.map.to_physical(d.accepted), 0.0) / mass
+        was_board = self.map.to_physical(d.accepted)
+        accepted = by_board.get(was_board, 0.0)
         p_board = by_board[board] / mass
         # revised when the new position is clear, or when the one accepted is clearly wrong and the new
         # one is likelier than an illegal play (the position must not drift from the table)
-        if board == self.map.to_physical(d.accepted) or not (
-                p_board >= conf or (accepted < 1.0 - conf and by_board[board] > illegal)):
+        if board == was_board or not (p_board >= conf or (accepted / mass < 1.0 - conf and by_board[board] > illegal)):
             # confirmed by the same test as at the end of the turn: the board as read, unless a legal
             # result, stands for an illegal play without a prior against it
             shown = 0.0 if PhysicalBoard.from_state(s) in by_board else math.exp(ll_seen - top)
-            if by_board.get(self.map.to_physical(d.accepted), 0.0) / (mass - illegal + shown) >= conf:
+            if accepted / (mass - illegal + shown) >= conf:
                 self._doubt = None  # the clearer view confirms the move accepted: nothing to ask
             else:
                 self._flush_doubt()
@@ -1253,10 +1258,14 @@ class Referee:
             message, frame, evidence, details = d.unconfirmed
             self._emit("MOVE_UNCONFIRMED", d.mover, message, frame=frame, evidence=evidence, details=details)
 
-    def _written_play(self, before: Position, result: Position, dice: tuple[int, int], mover: int) -> tuple[Play, str]:
-        """The play from ``before`` to ``result`` with ``dice``, and how the MOVE event writes it."""
+    def _written_play(self, before: Position, result: Position, dice: tuple[int, int], mover: int,
+                      plays: LegalPlays | None = None) -> tuple[Play, str]:
+        """The play from ``before`` to ``result`` with ``dice`` (``plays``: its legal plays, when at
+        hand), and how the MOVE event writes it. A variant's generator (``profile.legal_results``):
+        the transcript records the checker movement in standard points, the MOVE event the variant's
+        own notation."""
         if self.profile.legal_results is None:
-            play = LegalPlays(before, dice).play_for(result)
+            play = (plays or LegalPlays(before, dice)).play_for(result)
             return play, str(play)
         play = diff_play(before, result.boards(), mover)
         hook = self.profile.play_notation
@@ -1299,15 +1308,7 @@ class Referee:
 
     def _accept(self, s: TableState, mover: int, dice: tuple[int, int], before: Position, result: Position,
                 plays: LegalPlays | None, implied: bool, read: tuple[int, int] | None = None) -> None:
-        if plays is not None:
-            play = plays.play_for(result)
-            written = str(play)
-        else:
-            # a variant's generator (profile.legal_results): the transcript records the checker
-            # movement in standard points, the MOVE event the variant's own notation
-            play = diff_play(before, result.boards(), mover)
-            hook = self.profile.play_notation
-            written = hook(before, result, dice) if hook is not None else str(play)
+        play, written = self._written_play(before, result, dice, mover, plays)
         self._log(EntryKind.ROLL, mover, dice=dice, play=play)
         self._turns.append(_Turn(mover, dice, before, self.games[-1].entries[-1]))
         details: dict[str, Any] = {"dice": list(dice)}
@@ -1561,12 +1562,11 @@ class Referee:
         self._roll_resolves_pending(mover, frame=s.frame)
         self.dice = roll
         self.roll_p = {roll: 1.0}
-        self._unseen_prior = {r: p for r, p in prior.items() if p >= _ROLL_FLOOR}
         self.roll_pos = before
         self.roll_frame = None
         self.valid_rolls += 1
         self.phase = Phase.MOVING
-        self._judge_turn(s)
+        self._judge_turn(s, unseen={r: p for r, p in prior.items() if p >= _ROLL_FLOOR})
         return True
 
     def _roll_resolves_pending(self, mover: int, frame: int | None = None, check: bool = False) -> bool:

@@ -264,6 +264,11 @@ _LOG_DEFAULT = math.log(DEFAULT_POINT_CONFIDENCE)
 _LOG_MISS = math.log((1.0 - DEFAULT_POINT_CONFIDENCE) / MAX_CHECKERS)
 
 
+def _peaked(seen: int, conf: float) -> tuple[float, ...]:
+    """The count distribution a bare count stands for: ``conf`` on it, the rest shared by the others."""
+    return tuple(conf if n == seen else (1.0 - conf) / MAX_CHECKERS for n in range(MAX_CHECKERS + 1))
+
+
 @dataclass(frozen=True, slots=True)
 class TableState:
     """One snapshot of the table. ``points[i]`` is physical point ``i + 1``."""
@@ -370,9 +375,7 @@ class TableState:
         if dist is None:
             if self._simple and self.bar_p == (None, None):
                 return 1.0 if self.bar[index] <= count else 0.0
-            seen = self.bar[index]
-            rest = (1.0 - DEFAULT_POINT_CONFIDENCE) / MAX_CHECKERS
-            dist = tuple(DEFAULT_POINT_CONFIDENCE if n == seen else rest for n in range(MAX_CHECKERS + 1))
+            dist = _peaked(self.bar[index], DEFAULT_POINT_CONFIDENCE)
         return min(1.0, sum(dist[: count + 1]))
 
     def total_probability(self, colour: Colour, total: int) -> float:
@@ -393,7 +396,7 @@ class TableState:
         acc = [1.0] + [0.0] * k  # P(partial sum = j), j = 0..k (larger sums never come back down)
         for dist, seen, conf in cells:
             if dist is None:
-                dist = tuple(conf if n == seen else (1.0 - conf) / MAX_CHECKERS for n in range(MAX_CHECKERS + 1))
+                dist = _peaked(seen, conf)
             elif len(dist) == 1:
                 continue  # surely empty
             acc = [sum(acc[j - n] * dist[n] for n in range(min(j, len(dist) - 1) + 1)) for j in range(k + 1)]

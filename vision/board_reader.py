@@ -55,6 +55,10 @@ class BoardReading:
     """Light and dark strips conditioned on 15 checkers of each colour (``BoardReader(check_totals=True)``);
     when set, :attr:`point_p`, :attr:`bar_p`, :attr:`off_p` hold the conditioned distributions and
     the ``*_counts`` methods the joint likeliest counts."""
+    hidden: tuple[int, ...] = ()
+    """Strips (``vision.checkers.STRIP_NAMES`` order) a hand may hide (:func:`vision.checkers.hidden_strips`):
+    their distributions are uniform (the frame says nothing of them) and the 15-per-colour check is
+    not applied (the frame does not show 15 of each colour)."""
 
     def strip_counts(self) -> npt.NDArray[np.int64]:
         """``28 x 2`` (light, dark) count per strip: the joint likeliest with 15 per colour when the
@@ -110,7 +114,9 @@ class BoardReading:
         if profile is not None:
             kw["orientation"] = profile.orientation
         cube_obs = self.cube if self.cube is not None and self.cube.zone != "absent" else None
-        return TableObservation(self.point_p, self.bar_p, self.off_p, tuple(dice), cube_obs, frame_id, timestamp, **kw)
+        hidden = tuple(checkers.STRIP_NAMES[i] for i in self.hidden)
+        return TableObservation(self.point_p, self.bar_p, self.off_p, tuple(dice), cube_obs, frame_id, timestamp,
+                                hidden=hidden, **kw)
 
 
 class BoardReader:
@@ -150,15 +156,30 @@ class BoardReader:
             self._cache_key = key
         return self._strip_tf, self._window_tf
 
-    def read(self, image: U8, profile: CalibrationProfile) -> BoardReading:
-        """Read one BGR frame (as ``cv2.imread`` gives) of the camera ``profile`` describes."""
+    def read(self, image: U8, profile: CalibrationProfile, hand_mask: U8 | None = None,
+             mask_scale: float = 1.0) -> BoardReading:
+        """Read one BGR frame (as ``cv2.imread`` gives) of the camera ``profile`` describes.
+
+        ``hand_mask`` (0/255 at ``mask_scale`` of the frame's size): where hands are over the table;
+        the strips they may hide are read as unknown (:attr:`BoardReading.hidden`)."""
         arr = colour_frame(image, profile.image_size)
         strip_tf, window_tf = self._transforms(profile)
         counts = self.checkers.count_strips(checkers.cut_strips(arr, strip_tf))
+        hidden: tuple[int, ...] = ()
+        if hand_mask is not None and np.any(hand_mask):
+            cover = checkers.strip_cover(hand_mask, mask_scale, strip_tf)
+            hidden = checkers.hidden_strips(cover, np.stack([counts.light_p.argmax(axis=1), counts.dark_p.argmax(axis=1)],
+                                                            axis=1), profile.dims)
+            if hidden:
+                lp, dp = counts.light_p.copy(), counts.dark_p.copy()
+                lp[list(hidden)] = dp[list(hidden)] = 1.0 / COUNTS
+                counts = checkers.StripCounts(lp, dp)
         idx = {n: i for i, n in enumerate(checkers.STRIP_NAMES)}
         totals = None
         light_p, dark_p = counts.light_p, counts.dark_p
-        if self.check_totals:
+        if self.check_totals and not hidden:
+            # (with places hidden the frame does not show 15 of each colour: forcing the total would
+            # move a doubtful checker of a place in view under the hand)
             totals = (checkers.check_total(light_p), checkers.check_total(dark_p))
             light_p, dark_p = totals[0].marginals, totals[1].marginals
         point_p = np.stack([light_p[:24], dark_p[:24]], axis=1)
@@ -175,4 +196,4 @@ class BoardReader:
             windows = self.cube.read_full(arr, profile, window_tf)
             cube_obs = windows.observation()
         assert point_p.shape == (24, 2, COUNTS)
-        return BoardReading(point_p, bar_p, off_p, cube_obs, counts, windows, totals)
+        return BoardReading(point_p, bar_p, off_p, cube_obs, counts, windows, totals, hidden)

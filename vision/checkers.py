@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.board import F64
+from calibration.board import F64, BoardDimensions
 from calibration.profile import CalibrationProfile
 from vision.geometry import point_centre_x, point_side
 from vision.images import network_input
@@ -147,6 +147,60 @@ def cut_strips(image: U8, transforms: list[F64]) -> U8:
         out[i] = cv2.warpPerspective(image, m, (STRIP_W, STRIP_H), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
                                      borderMode=cv2.BORDER_REPLICATE)
     return out
+
+
+COVER_W, COVER_H = STRIP_W // 2, STRIP_H // 2
+"""Size of a strip's hand-cover map (:func:`strip_cover`)."""
+HIDDEN_SLOT_COVER = 0.5
+"""A checker's place on a point (one checker diameter of the point's column, from the rail) this
+much covered by a hand is hidden."""
+HIDDEN_AREA_COVER = 0.25
+"""A bar or tray half this much covered by a hand is hidden (checkers there can lie anywhere)."""
+
+
+def strip_cover(hand_mask: U8, mask_scale: float, transforms: list[F64]) -> F32:
+    """``N x COVER_H x COVER_W``: the share of each (reduced) strip pixel that a hand covers.
+
+    ``hand_mask``: the hands in the frame, 0/255, at ``mask_scale`` of the frame's size (as the
+    pipeline's hand cue keeps it); ``transforms``: :func:`strip_transforms` of the frame."""
+    m = np.asarray(hand_mask, dtype=np.float32) / 255.0
+    to_mask = np.diag([mask_scale, mask_scale, 1.0])
+    from_small = np.diag([STRIP_W / COVER_W, STRIP_H / COVER_H, 1.0])
+    out = np.empty((len(transforms), COVER_H, COVER_W), dtype=np.float32)
+    for i, t in enumerate(transforms):
+        out[i] = cv2.warpPerspective(m, to_mask @ t @ from_small, (COVER_W, COVER_H),
+                                     flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                     borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
+    return out
+
+
+def hidden_strips(cover: F32, counts: npt.NDArray[np.int64], dims: BoardDimensions) -> tuple[int, ...]:
+    """Indices (:data:`STRIP_NAMES` order) of the strips whose checkers a hand may hide.
+
+    A point is hidden when one of the places its checkers take, from the rail, is at least
+    :data:`HIDDEN_SLOT_COVER` covered: the places of the checkers read there (``counts``: ``N x 2``,
+    the larger colour, at most five: taller stacks fold onto the first layer) and the next one (where
+    a checker set down would go). A bar or tray half is hidden when its area is at least
+    :data:`HIDDEN_AREA_COVER` covered. Only the middle of a strip's width is the place itself."""
+    length = 1.0 + RAIL_MARGIN + MID_MARGIN  # strip height in half playing depths
+    rail = RAIL_MARGIN / length * COVER_H
+    mid = (RAIL_MARGIN + 1.0) / length * COVER_H
+    slot = dims.checker_diameter / (dims.play_depth / 2) / length * COVER_H
+    c0, c1 = COVER_W // 4, COVER_W - COVER_W // 4
+    out = []
+    for i, name in enumerate(STRIP_NAMES):
+        core = cover[i, :, c0:c1]
+        if KIND_OF[name] != "point":
+            if float(core[int(rail):int(np.ceil(mid))].mean()) >= HIDDEN_AREA_COVER:
+                out.append(i)
+            continue
+        n = min(int(max(counts[i])), 4)
+        for k in range(n + 1):
+            a, b = int(rail + k * slot), int(np.ceil(min(rail + (k + 1) * slot, mid)))
+            if b > a and float(core[a:b].mean()) >= HIDDEN_SLOT_COVER:
+                out.append(i)
+                break
+    return tuple(out)
 
 
 def to_tensor(strips_bgr: U8) -> F32:

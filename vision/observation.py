@@ -136,6 +136,9 @@ class TableObservation:
     timestamp: float = 0.0
     orientation: Orientation = field(default_factory=Orientation)
     source: str | None = "vision"
+    hidden: tuple[str, ...] = ()
+    """Places a hand may hide in this frame (``vision.checkers.STRIP_NAMES``: ``p1``..``p24``,
+    ``bar-near``, ``bar-far``, ``off-near``, ``off-far``); their distributions say nothing."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "point_p", _normalise(self.point_p, (24, 2, COUNTS), "point_p"))

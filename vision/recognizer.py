@@ -189,8 +189,9 @@ class FrameRecognizer:
                                       valid_p, v.reason))
         return out, verdicts
 
-    def read_board(self, image: U8) -> BoardReading:
-        return self.board_reader.read(self._check(image), self.profile)
+    def read_board(self, image: U8, hand_mask: U8 | None = None, mask_scale: float = 1.0) -> BoardReading:
+        """The board part of recognition; ``hand_mask``: see :meth:`BoardReader.read`."""
+        return self.board_reader.read(self._check(image), self.profile, hand_mask, mask_scale)
 
     def recognize(self, image: U8, *, rolled_half: str | None = None, board: bool = True,
                   dice: bool = True) -> Recognition:

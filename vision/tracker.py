@@ -63,6 +63,13 @@ F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[np.uint8]
 SCHEMA_VERSION = 1
 HAND_OVER = ("checkers", "dice", "cube", "bar", "clock", "board", "tray")
+HIDDEN_PRIOR = 0.8
+"""Probability that a place a hand hides still holds its settled count (the rest spread evenly)."""
+HIDDEN_BAR_PRIOR = 0.5
+"""The same for the bar: the hand at it is often taking the checker that enters."""
+IN_HAND_PRIOR = np.array([0.7, 0.2, 0.07, 0.02] + [0.01 / 12] * 12)
+"""How many checkers of a colour a hand over the table holds (0..15): in the 15-per-colour check of
+a view with hands, checkers the frame does not show are held rather than forced under the hand."""
 BLOCKS_CHECKERS = frozenset({"checkers", "bar", "tray", "board"})
 """Hands over these hide or move checkers: no checker decision while one is there."""
 
@@ -524,9 +531,12 @@ class Tracker:
             # the settled map is frozen; the state shows this view, and what is missing from it is in a hand
             self._maps.clear()
             self._pending_since = self._now  # what the hand did is known once it has gone
+            live = self._hands_view(board, maps)
+            seen = [sum(live[1][c]) + live[1][2][c] + live[1][3][c] for c in (0, 1)]
             if max(seen) <= cfg.checkers_per_colour:
                 self._in_hand = (cfg.checkers_per_colour - seen[0], cfg.checkers_per_colour - seen[1])
-                self._live = ((board.point_p, board.bar_p, board.off_p), maps)
+                self._live = live
+            self._update_cube(board)  # a double and its answer are made with a hand on the table
             return
         self._in_hand = (0, 0)
         self._live = None
@@ -555,6 +565,49 @@ class Tracker:
         if key == self._settled_map:
             self._settled = tuple(_fuse([r[k] for r in self._recent]) for k in range(3))  # type: ignore[assignment]
         self._update_cube(board)
+
+    def _hands_view(self, board: TableObservation, maps: tuple[tuple[int, ...], ...]
+                    ) -> tuple[tuple[F64, F64, F64], tuple[tuple[int, ...], ...]]:
+        """The view of a frame with hands over the table. Where a hand may hide checkers
+        (``board.hidden``: the board reader gives them no evidence and does not apply its
+        15-per-colour check) the settled count is the prior (:data:`HIDDEN_PRIOR`, the bar's
+        :data:`HIDDEN_BAR_PRIOR`: an entering checker leaves it under the hand); the 15-per-colour
+        check then runs over the places in view, these priors and the checkers a hand may hold
+        (:data:`IN_HAND_PRIOR`) together: a checker taken from a hidden place to one in view is
+        counted once, a doubtful one in view is not moved under the hand, a missing one is held. The state shows the check's counts, the frame's distributions in view (checked) and
+        uniform ones at the hidden places (the referee weighs nothing it did not see)."""
+        from vision.checkers import check_total
+
+        point_p, bar_p, off_p = board.point_p.copy(), board.bar_p.copy(), board.off_p.copy()
+        if not board.hidden or self._settled_map is None:
+            return (point_p, bar_p, off_p), maps
+        hidden = {n for n in ("bar" if h.startswith("bar") else "off" if h.startswith("off") else h for h in board.hidden)}
+        cells = [f"p{i + 1}" for i in range(24)] + ["bar", "off"]
+        hid = [k for k, n in enumerate(cells) if n in hidden]
+        flat = np.full(COUNTS, 1.0 / COUNTS)
+        counts: list[list[int]] = []
+        for c in (0, 1):
+            settled = list(self._settled_map[c]) + [self._settled_map[2][c], self._settled_map[3][c]]
+            dists = np.vstack([point_p[:, c], bar_p[c][None], off_p[c][None], IN_HAND_PRIOR[None]])
+            for k in hid:
+                conf = HIDDEN_BAR_PRIOR if cells[k] == "bar" else HIDDEN_PRIOR
+                dists[k] = flat * (1.0 - conf) + np.eye(COUNTS)[settled[k]] * conf
+            check = check_total(dists, self.config.checkers_per_colour)
+            dists = dists[:-1]
+            best = [int(v) for v in (check.best if check.applied else np.argmax(dists, axis=1))]
+            marg = check.marginals if check.applied else dists
+            for k in range(len(cells)):
+                dist = flat if k in hid else marg[k]
+                if k < 24:
+                    point_p[k, c] = dist
+                elif k == 24:
+                    bar_p[c] = dist
+                else:
+                    off_p[c] = dist
+            counts.append(best)
+        light, dark = counts
+        return ((point_p, bar_p, off_p),
+                (tuple(light[:24]), tuple(dark[:24]), (light[24], dark[24]), (light[25], dark[25])))
 
     def _update_cube(self, board: TableObservation) -> None:
         cfg = self.config

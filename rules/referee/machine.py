@@ -161,6 +161,9 @@ class _Doubt:
     unconfirmed: tuple[str, int | None, tuple[int, ...], dict[str, Any]] | None = None
     """``MOVE_UNCONFIRMED`` held back (message, frame, evidence, details): raised only if the clearer
     view does not settle the move."""
+    quiet: TableState | None = None
+    """The latest view since, with no hand over the table and every checker accounted for: what the
+    clearer view is when the opponent's roll itself is seen with a hand over the board."""
 
 
 @dataclass
@@ -248,6 +251,8 @@ class Referee:
         # the cube and the clock keep their last seen value while a hand hides them
         self._cube_before, self._clock_before = self._last_cube, self._last_clock
         self._update_rest(s)
+        if self._doubt is not None and s.settled and not s.hands:
+            self._doubt = replace(self._doubt, quiet=s)
         if any(h.over is HandOver.DICE for h in s.hands):
             self._dice_hand_t = s.t
         if self.phase is not Phase.MATCH_OVER:
@@ -680,8 +685,12 @@ class Referee:
         assert s.cube is not None and last is not None
         # who doubles: the owner if it left his side; else the hand on it; else the player on turn
         hands = [h.side for h in s.hands if h.over is HandOver.CUBE] or [h.side for h in prev.hands if h.over is HandOver.CUBE]
+        # a camera that cannot tell what a hand is over: the one seat whose hand moved the cube
+        seats = {h.side for h in (*s.hands, *prev.hands)}
         if hands:
             doubler = self._player_at(hands[0])
+        elif len(seats) == 1:
+            doubler = self._player_at(seats.pop())
         elif last.zone in (CubeZone.NEAR, CubeZone.FAR):
             doubler = self._player_at(Seat(last.zone.value))
         else:
@@ -827,7 +836,9 @@ class Referee:
         if phase is Phase.ROLLING:
             if not new_roll and self._end_signalled(s, prev, mover) and self._unseen_roll(s, self._roll_dice(s, mover)):
                 return
-            self._settling(s, prev, mover, new_roll)
+            # after an invalid roll, dice first seen at rest again in his right half are the new throw
+            rethrown = self._judged_roll and _appeared_at_rest_in(s, prev, self._right_half(mover))
+            self._settling(s, prev, mover, new_roll or rethrown)
 
     def _roller(self, rolling: list[tuple[int, Die]], default: int) -> int:
         for _, d in rolling:
@@ -1010,7 +1021,7 @@ class Referee:
         # an unclear die is not reported here: the play usually shows the roll (_roll_from_play), and
         # ROLL_VALUE_UNREADABLE comes with the end of the turn only when it does not
         if self._doubt is not None and self._doubt.mover != mover:
-            self._revisit(s)
+            self._revisit(s if s.settled and not s.hands else (self._doubt.quiet or s))
         self._flush_doubt()
         self.roll_p = _roll_distribution([d for _, d in dice], opening)
         self.dice = values
@@ -1683,11 +1694,26 @@ class Referee:
             return
         if self.phase is Phase.GAME_OVER:
             self._game_start(s.frame)
+        elif self.phase is Phase.CUBE_PENDING and self.match.cube.offered_by is not None:
+            # a pass is spoken, not seen: the board set up again while the double waits for its answer
+            passer = 1 - int(self.match.cube.offered_by)
+            self._emit("PASS", passer, f"{self._name(passer)} passes (the board was set up for the next game while the "
+                       "double was pending; the pass itself was not seen).", frame=s.frame, details={"inferred": True})
+            self._log(EntryKind.DROP, passer)
+            self._end_game(1 - passer, ResultKind.SINGLE, Termination.PASS, s.frame)
+            if self.match.winner is None:
+                self._game_start(s.frame)
         elif self.phase in (Phase.PRE_ROLL, Phase.ROLLING, Phase.MOVING) and self.map.to_physical(
                 (self.roll_pos or self.position) if self.phase is Phase.MOVING else self.position) != self._start_board:
             self._emit("NONSTANDARD_GAME_END", None,
-                       "The checkers were reset before the game ended by a bear-off, a pass or an accepted resignation. Rebuild the last position.",
+                       "The checkers were reset before the game ended by a bear-off, a pass or an accepted resignation. "
+                       "Rebuild the last position; if the game did end (a pass or a resignation not seen), record the score.",
                        frame=s.frame, details={"last_position_id": self.position.position_id()})
+            # whatever ended it, the next game is a new one: its own number in the transcript, the cube
+            # centred; the score stays as it was until the monitor records the result (set_score)
+            m = self.match
+            self.match = replace(m, game=m.game + 1, cube=CubeState(), doubled=False, automatic=0, crawford=False,
+                                 crawford_done=m.crawford_done or m.crawford)
             self._game_start(s.frame)
 
 

@@ -245,11 +245,13 @@ def roll_seen_as(s: Scenario, colour: str, dice: tuple[int, int], patch) -> None
             s.alerts += s.ref.feed(TableState.from_json(rec))
 
 
-def test_uncertain_observation_asks_to_confirm_instead_of_accusing():
-    def unsure(rec):  # vision is unsure how many light checkers are on points 5 and 4
-        rec["points"][4].update(light=1, light_p=[0.1, 0.5, 0.4])
-        rec["points"][3].update(light=1, light_p=[0.45, 0.55])
+def unsure(rec):
+    """Vision is unsure how many light checkers are on points 5 and 4."""
+    rec["points"][4].update(light=1, light_p=[0.1, 0.5, 0.4])
+    rec["points"][3].update(light=1, light_p=[0.45, 0.55])
 
+
+def test_uncertain_observation_asks_to_confirm_instead_of_accusing():
     for later in ("unsure", "clear"):
         s, st = light_opened_and_pressed_the_clock()
         unsure(st.record)
@@ -266,6 +268,25 @@ def test_uncertain_observation_asks_to_confirm_instead_of_accusing():
     st.record["points"][3].update(light=1)
     t.feed([st])
     assert t.codes() == ["ILLEGAL_MOVE"]
+
+
+def test_the_clearer_view_is_the_quiet_board_when_the_roll_is_seen_under_a_hand():
+    # seen in the renders: the opponent's throw completes while his arm still hides checkers; the
+    # quiet board between the press and the throw is the clearer view
+    def hand_hides_one(rec):
+        rec["hands"] = [{"side": "far", "over": "board", "touching": True}]
+        rec["points"][4]["light"] -= 1
+        rec["in_hand"] = {"light": 1, "dark": 0}
+
+    for quiet in (True, False):
+        s, st = light_opened_and_pressed_the_clock()
+        unsure(st.record)
+        s.feed([st])
+        s.script.no_hands()
+        if quiet:
+            s.snap()  # the table seen clearly, no hand over it
+        roll_seen_as(s, "dark", (6, 4), hand_hides_one)
+        assert s.codes() == ([] if quiet else ["MOVE_UNCONFIRMED"])
 
 
 def test_impossible_position_both_colours_on_a_point():
@@ -474,6 +495,28 @@ def test_dice_first_seen_at_rest_are_the_movers_throw_in_his_right_half(mine, ju
         assert _moves(s)[-1][1] == [6, 4] and s.codes() == []
 
 
+def test_a_rethrow_first_seen_at_rest_after_an_invalid_roll_is_judged():
+    """Seen in the seed-305 render: light's cocked throw was called, he took the dice up and threw
+    again, both dice lost in flight and first seen at rest; the rethrow was never judged and the
+    turn was found only from the play (its roll 'not seen'). Near miss: the same dice in the
+    opponent's half are no rethrow of dark's."""
+    for mine in (True, False):
+        s = opened()
+        s.roll("dark", 6, 4, reasons=("cocked", "flat_board"))
+        assert s.codes() == ["ROLL_INVALID_COCKED"]
+        half = s.script.right_half(s.player("dark") if mine else s.player("light"))
+        s.table.dice = [{"id": 0, "value": 6, "state": "lifted"}, {"id": 1, "value": 4, "state": "lifted"}]
+        s.snap(0.3)
+        s.table.dice = [{"id": k, "value": v, "state": "at_rest", "half": half, "valid": True, "reason": "flat_board"}
+                        for k, v in ((0, 5), (1, 2))]
+        s.snap(0.3)
+        s.snap(2.5)
+        valid = [a for a in s.alerts if a.code == "ROLL_VALID" and a.player == "dark"]
+        assert bool(valid) is mine and s.codes() == ["ROLL_INVALID_COCKED"]
+        if mine:
+            assert valid[-1].details["dice"] == [5, 2]
+
+
 def test_a_missed_roll_is_taken_from_the_play_while_the_opponents_impossible_move_waits():
     """Seen in the seed-301 render: dark's impossible move is pending (its deadline is dark's own
     next valid roll) when light's roll is missed. Light's play still shows his roll: the pending
@@ -662,6 +705,57 @@ def test_game_that_ends_without_a_recognised_end():
     n.reset_board()
     assert n.codes() == []
     assert "GAME_START" in n.all_codes()[-2:]
+
+
+def test_after_a_game_end_not_seen_the_next_game_has_its_own_number():
+    # RG19 4.2.4: the reset is reported; the transcript must not write two games under one number
+    s = opened()
+    s.roll("dark", 6, 4)
+    s.play("dark", "24/18 18/14")
+    s.end_turn("dark")
+    s.reset_board()
+    assert s.codes() == ["NONSTANDARD_GAME_END"]
+    assert s.ref.match.game == 2 and s.ref.match.score == (0, 0) and s.ref.match.cube.value == 1
+    assert s.last("GAME_START").message.startswith("Game 2,")
+    s.opening("dark", 4, 2)
+    s.play("dark", "8/4 6/4")
+    s.end_turn("dark")
+    assert [g.number for g in s.ref.transcript().games] == [1, 2]
+    # the monitor then records the result: the score before the new game
+    s.decide(action="set_score", score=[0, 1])
+    assert s.ref.match.score == (0, 1) and s.ref.match.game == 2
+
+
+def test_a_board_set_up_again_while_a_double_waits_is_a_pass():
+    # a pass is spoken (RG19 4.4.5): the camera sees the players set up the next game instead
+    s = opened()
+    s.roll("dark", 6, 4)
+    s.play("dark", "24/18 18/14")
+    s.end_turn("dark")
+    s.double("light")
+    s.reset_board()
+    assert s.codes() == [] and s.last("PASS").player == "dark" and s.last("PASS").details["inferred"]
+    assert s.ref.match.score[s.player("light")] == 1 and s.ref.match.game == 2
+    assert [e.kind.value for e in s.ref.transcript().games[0].entries][-3:] == ["double", "drop", "win"]
+
+
+def test_the_doubler_is_the_seat_whose_hand_moved_the_cube():
+    # vision cannot tell that a hand is over the cube: the only hand on the table moved it (RG19 4.4.4)
+    s = opened()
+    s.script.hand(s.player("dark"), "board")
+    s.snap()
+    s.table.cube = {"value": 2, "zone": "board"}
+    s.snap()
+    s.script.no_hands()
+    s.snap()
+    assert s.codes() == [] and s.last("DOUBLE_OFFERED").player == "dark"
+    # near miss: the opponent's hand alone: a double out of turn
+    n = opened()
+    n.script.hand(n.player("light"), "board")
+    n.snap()
+    n.table.cube = {"value": 2, "zone": "board"}
+    n.snap()
+    assert n.codes() == ["DOUBLE_OUT_OF_TURN"] and n.last("DOUBLE_OUT_OF_TURN").player == "light"
 
 
 # ---------------------------------------------------------------- premature actions (A4)

@@ -22,13 +22,15 @@ from vision.checkers import (
     add_counts,
     check_total,
     cut_strips,
+    hidden_strips,
     region_homographies,
+    strip_cover,
     strip_transforms,
     strips,
     to_tensor,
 )
 from vision.errors import ModelMissingError
-from vision.geometry import point_centre_x
+from vision.geometry import point_centre_x, point_rect
 
 
 def _profile(board_view, count: int = 8) -> CalibrationProfile:
@@ -210,3 +212,38 @@ def test_the_total_check_stands_aside_when_fifteen_is_implausible() -> None:
     assert not res.applied and res.total_p < MIN_TOTAL_P
     assert res.best.tolist() == [0] * N_STRIPS
     np.testing.assert_allclose(res.marginals, p / p.sum(axis=1, keepdims=True))
+
+
+def _hand_over(prof: CalibrationProfile, board_view, rect_cm: tuple[float, float, float, float], scale: float) -> np.ndarray:
+    """A hand mask (0/255, at ``scale`` of the frame) covering a board rectangle x0, x1, y0, y1 (cm)."""
+    x0, x1, y0, y1 = rect_cm
+    quad = board_to_image(board_view.h, [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]) * scale
+    mask = np.zeros((round(720 * scale), round(1280 * scale)), np.uint8)
+    cv2.fillPoly(mask, [np.round(quad).astype(np.int32)], 255)
+    return mask
+
+
+def test_a_hand_over_a_point_hides_it_and_only_where_its_checkers_lie(board_view) -> None:
+    prof = _profile(board_view)
+    dims, scale = prof.dims, 0.125
+    tf = strip_transforms(prof)
+    x0, x1, y0, y1 = point_rect(dims, 6)  # near side: y0 is the rail
+    d = dims.checker_diameter
+    counts = np.zeros((N_STRIPS, 2), np.int64)
+    counts[5] = (3, 0)
+    # a palm over the rail end of p6 (its three checkers) and over the bar's near half
+    bar = dims.bar_width / 2
+    mask = _hand_over(prof, board_view, (x0 - 0.5, x1 + 0.5, y0, y0 + 2 * d), scale)
+    mask |= _hand_over(prof, board_view, (-bar, bar, y0, y0 + 15), scale)
+    cover = strip_cover(mask, scale, tf)
+    assert cover.shape[0] == N_STRIPS and cover.max() <= 1.0
+    hidden = {STRIP_NAMES[i] for i in hidden_strips(cover, counts, dims)}
+    assert hidden == {"p6", "bar-near"}
+    # near miss: the same hand over the tip of p6 (towards the middle line) hides three checkers
+    # at the rail only if the stack reaches it
+    tip = _hand_over(prof, board_view, (x0 - 0.5, x1 + 0.5, y0 + 4 * d, y1), scale)
+    assert "p6" not in {STRIP_NAMES[i] for i in hidden_strips(strip_cover(tip, scale, tf), counts, dims)}
+    counts[5] = (5, 0)
+    assert "p6" in {STRIP_NAMES[i] for i in hidden_strips(strip_cover(tip, scale, tf), counts, dims)}
+    # no hand, nothing hidden
+    assert hidden_strips(strip_cover(np.zeros_like(mask), scale, tf), counts, dims) == ()

@@ -441,6 +441,110 @@ def test_after_hands_leave_the_table_is_recognised_until_the_map_is_known() -> N
     assert later and all([p["light"] for p in s["points"]] == light_b for s in later)
 
 
+def _hidden(obs: TableObservation, *names: str) -> TableObservation:
+    """``obs`` with the places ``names`` under a hand, as the board reader gives them: no evidence."""
+    from dataclasses import replace
+
+    from vision.checkers import STRIP_NAMES
+
+    point_p, bar_p = obs.point_p.copy(), obs.bar_p.copy()
+    for n in names:
+        assert n in STRIP_NAMES
+        if n.startswith("p"):
+            point_p[int(n[1:]) - 1] = 1.0 / 16
+        elif n.startswith("bar"):
+            bar_p[:] = 1.0 / 16
+    return replace(obs, point_p=point_p, bar_p=bar_p, hidden=names)
+
+
+def test_places_a_hand_hides_keep_their_settled_counts_without_evidence() -> None:
+    """Seen in the demo: the arm tapping the bar hid three checkers of the 6-point and was read as
+    three light checkers on the bar; with 15 light checkers in view the referee judged that board
+    and called an impossible move (own checker to bar). Hidden places keep the settled count, with a
+    uniform distribution, and the rest of the view is the frame's."""
+    light = [0] * 24
+    dark = [0] * 24
+    light[5], light[7], light[12], light[23], dark[18], dark[11] = 5, 3, 5, 2, 5, 10
+    t = Tracker(TrackerConfig())
+    for k in range(4):
+        t.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light, dark), hands=[], moving=False)
+    moved = list(light)
+    moved[12], moved[6] = 4, 1  # 13/7 played; the arm hides the 6-point (read 2) and the bar (read 3)
+    seen = list(moved)
+    seen[5] = 2
+    obs = _hidden(TableObservation.from_counts(seen, dark, bar=(3, 0)), "p6", "bar-near")
+    out = t.update(4, 0.4, dice=[], board=obs, hands=[HandObservation("near", "bar", True)], moving=False)
+    assert out
+    s = out[-1]
+    assert [p["light"] for p in s["points"]] == moved and s["bar"]["light"] == 0 and "in_hand" not in s
+    assert max(s["points"][5]["light_p"]) < 0.1 and max(s["bar"]["light_p"]) < 0.1
+    assert s["points"][6]["light_p"][1] > 0.9  # seen places keep the frame's reading
+    TableState.from_json(s)
+    # a checker taken from a hidden place to a seen one is counted once: the hidden place gives it up
+    took = list(light)
+    took[5], took[4] = 2, 1  # 6/5 seen on the 5-point; the 6-point hidden (its settled 5 would make 16)
+    obs = _hidden(TableObservation.from_counts(took, dark), "p6")
+    s = t.update(5, 0.5, dice=[], board=obs, hands=[HandObservation("near", "checkers", True)], moving=False)[-1]
+    assert s["points"][5]["light"] == 4 and s["points"][4]["light"] == 1 and "in_hand" not in s
+    # near miss: without the hidden places the frame's reading is the view
+    t2 = Tracker(TrackerConfig())
+    for k in range(4):
+        t2.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light, dark), hands=[], moving=False)
+    s2 = t2.update(4, 0.4, dice=[], board=TableObservation.from_counts(seen, dark, bar=(3, 0)),
+                   hands=[HandObservation("near", "bar", True)], moving=False)[-1]
+    assert s2["points"][5]["light"] == 2 and s2["bar"]["light"] == 3
+
+
+def test_in_a_view_with_hands_missing_checkers_are_held_and_a_doubtful_one_in_view_counts() -> None:
+    """Seen in the demo: with the 15-per-colour check forced over the hands' view, two checkers the
+    mover held were put on the bar the arm hid, and his tap on the bar looked like a reach to enter."""
+    light = [0] * 24
+    dark = [0] * 24
+    light[5], light[7], light[12], light[23], dark[18], dark[11] = 5, 3, 5, 2, 5, 10
+    t = Tracker(TrackerConfig())
+    for k in range(4):
+        t.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light, dark), hands=[], moving=False)
+    held = list(light)
+    held[7], held[5] = 2, 4  # 8/5 6/5 under way: both checkers in the hand; the bar and p6 hidden
+    obs = _hidden(TableObservation.from_counts(held, dark), "p6", "bar-near")
+    s = t.update(4, 0.4, dice=[], board=obs, hands=[HandObservation("near", "bar", True)], moving=False)[-1]
+    assert s["bar"]["light"] == 0 and s["points"][5]["light"] == 5 and s["in_hand"] == {"light": 1, "dark": 0}
+    # a checker in view read with doubt (0 or 1, about even) is the fifteenth: not a held one
+    doubt = TableObservation.from_counts(light, dark)
+    point_p = doubt.point_p.copy()
+    point_p[23, 0] = 0.0
+    point_p[23, 0, 1], point_p[23, 0, 2] = 0.55, 0.45  # the 24-point's two light checkers read 1 or 2
+    from dataclasses import replace
+
+    doubt = _hidden(replace(doubt, point_p=point_p), "p6")
+    s = t.update(5, 0.5, dice=[], board=doubt, hands=[HandObservation("far", "board", True)], moving=False)[-1]
+    assert s["points"][23]["light"] == 2 and "in_hand" not in s
+
+
+def test_the_cube_is_followed_while_hands_are_over_the_table() -> None:
+    """Seen in the demo: a double and its pass were made with a hand on the table the whole time,
+    so the cube's move to the board was never reported and the pass looked like a reset."""
+    from vision.observation import CUBE_FACES, CUBE_ZONES, CubeObservation
+
+    def cube(value: int, zone: str) -> CubeObservation:
+        return CubeObservation(np.eye(len(CUBE_FACES))[CUBE_FACES.index(value)] * 0.98 + 0.02 / len(CUBE_FACES),
+                               np.eye(len(CUBE_ZONES))[CUBE_ZONES.index(zone)] * 0.98 + 0.02 / len(CUBE_ZONES))
+
+    light = [0] * 24
+    dark = [0] * 24
+    light[5], dark[18] = 15, 15
+    t = Tracker(TrackerConfig())
+    for k in range(4):
+        t.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light, dark, cube=cube(64, "centre")), hands=[],
+                 moving=False)
+    hand = [HandObservation("far", "board", True)]
+    out: list[dict[str, Any]] = []
+    for k in range(4, 12):
+        out += t.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light, dark, cube=cube(2, "board")),
+                        hands=hand, moving=False)
+    assert out and out[-1]["cube"]["zone"] == "board" and out[-1]["cube"]["value"] == 2 and out[-1]["hands"]
+
+
 def test_assign_keeps_both_dice_of_a_throw_whose_paths_cross() -> None:
     """Seen in the seed-300 render: two dice rolling (900, 395) and (868, 308), next frame at (860, 345)
     and (821, 251). Nearest-first gave the second die's box to the first (38 px) and left the second

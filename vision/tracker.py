@@ -319,6 +319,8 @@ class Tracker:
         self._settled: tuple[F64, F64, F64] | None = None
         self._settled_map: tuple[tuple[int, ...], ...] | None = None
         self._in_hand = (0, 0)
+        self._hiding = False
+        """The last recognition had hands over the table that may hide checkers (``hidden`` places)."""
         self._cube: CubeObservation | None = None
         self._cube_votes: deque[tuple[int, str]] = deque(maxlen=self.config.confirm_frames)
         self._last_motion_t: float = -math.inf
@@ -401,7 +403,7 @@ class Tracker:
             self._update_dice(t, dice, die_motion, active_hands)
         if board is not None:
             self._last_recognition_t = t
-            if not any(h.over in BLOCKS_CHECKERS for h in active_hands):
+            if not _blocks(active_hands, board):
                 self._dirty = False
             self._update_board(board, active_hands)
         return self._emit(frame_id, t, active_hands)
@@ -527,7 +529,8 @@ class Tracker:
         cfg = self.config
         maps = (tuple(board.counts("light")), tuple(board.counts("dark")), board.bar, board.off)
         seen = [sum(maps[0]) + maps[2][0] + maps[3][0], sum(maps[1]) + maps[2][1] + maps[3][1]]
-        if any(h.over in BLOCKS_CHECKERS for h in hands):
+        self._hiding = bool(hands) and bool(board.hidden)
+        if _blocks(hands, board):
             # the settled map is frozen; the state shows this view, and what is missing from it is in a hand
             self._maps.clear()
             self._pending_since = self._now  # what the hand did is known once it has gone
@@ -629,7 +632,7 @@ class Tracker:
             return []  # nothing to say before the first recognition of the board
         dice = [self._die_json(tr, t) for tr in sorted(self._tracks, key=lambda x: x.id)]
         settled_flags = tuple(d.get("rest_s", 0.0) >= cfg.settle_s for d in dice)
-        blocked = self._live is not None and any(h.over in BLOCKS_CHECKERS for h in hands)
+        blocked = self._live is not None and (any(h.over in BLOCKS_CHECKERS for h in hands) or (bool(hands) and self._hiding))
         view = self._live if blocked else None
         if not blocked and self._pending_since is not None and not hands:
             if t - max(self._pending_since, self._last_hand_t) < cfg.pending_hold_s:
@@ -679,6 +682,12 @@ class Tracker:
         if self._clock is not None:
             out["clock"] = dict(self._clock)
         return out
+
+
+def _blocks(hands: Sequence[HandObservation], board: TableObservation) -> bool:
+    """No checker decision from this recognition: a hand over the checkers, the bar, a tray or the
+    board, or any hand (one at the dice too) that hides a place (``board.hidden``)."""
+    return any(h.over in BLOCKS_CHECKERS for h in hands) or (bool(hands) and bool(board.hidden))
 
 
 def _fuse(logs: list[F64]) -> F64:

@@ -782,6 +782,10 @@ class Referee:
         mover = self.turn
         if phase is Phase.CUBE_PENDING:
             doubler = self.match.cube.offered_by
+            halves = {d.half for _, d in rolling if d.half is not None}
+            if new_roll and doubler is not None and not self.match.cube.beavered and halves \
+                    and self._right_half(int(doubler)) not in halves and not self.profile.left_side_permission:
+                return  # dice moving in the other half: the dice of the last turn, stirred by a hand
             if new_roll and doubler is not None:
                 if self.match.cube.beavered:
                     original = 1 - int(doubler)
@@ -831,6 +835,8 @@ class Referee:
                     return  # he had played: his roll was missed
                 if self.pending is not None and self.pending.offender != mover:
                     return  # the clock handed back to the offender: notice of his illegal move (RG19 4.2.3.1(a))
+                if self._reaching_for_the_cube(s, mover):
+                    return
                 self._pass_without_roll(s)
             return
         if phase is Phase.ROLLING:
@@ -839,6 +845,14 @@ class Referee:
             # after an invalid roll, dice first seen at rest again in his right half are the new throw
             rethrown = self._judged_roll and _appeared_at_rest_in(s, prev, self._right_half(mover))
             self._settling(s, prev, mover, new_roll or rethrown)
+
+    def _reaching_for_the_cube(self, s: TableState, mover: int) -> bool:
+        """A hand at the bar before the roll, with the cube centred on the bar and the mover free to
+        double, is taking the cube (the demo: every double began as "ended his turn without
+        rolling"); with the clock as the end signal, or no double possible, it is what it seems."""
+        cube = s.cube or self._cube_before
+        return (self.end_signal is EndSignal.BAR_TAP and cube is not None and cube.zone is CubeZone.CENTRE
+                and self.match.may_double(Player(mover)))
 
     def _roller(self, rolling: list[tuple[int, Die]], default: int) -> int:
         for _, d in rolling:

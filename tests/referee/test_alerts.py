@@ -1123,6 +1123,41 @@ def test_pass_without_rolling_when_a_play_exists():
     assert s.last("IMPOSSIBLE_MOVE").details["sub_codes"] == ["PASS_WITHOUT_ROLL"]
 
 
+def test_a_hand_at_the_centred_cube_before_the_roll_is_no_tap():
+    """Seen in the demo: the doubler's hand at the cube, centred on the bar, was the bar tap with
+    no roll ('ended his turn without rolling') before it became the double. Near miss: in the
+    Crawford game no double is possible, and the same hand at the bar is a pass without rolling."""
+    for score, double in (((0, 0), True), ((6, 3), False)):
+        s = Scenario(end_signal=EndSignal.BAR_TAP, score=score)
+        s.opening("light", 3, 1)
+        s.play("light", "8/5 6/5")
+        s.end_turn("light")
+        s.script.hand(s.player("dark"), "bar")
+        s.snap()
+        if double:
+            s.table.cube = {"value": 2, "zone": "board"}
+            s.snap()
+            s.script.no_hands()
+            s.snap()
+            assert s.codes() == [] and s.last("DOUBLE_OFFERED").player == "dark"
+        else:  # (the cube still on the table in the Crawford game is an alert of its own)
+            assert s.codes() == ["CUBE_PRESENT_IN_CRAWFORD", "IMPOSSIBLE_MOVE"]
+            assert s.last("IMPOSSIBLE_MOVE").details["sub_codes"] == ["PASS_WITHOUT_ROLL"]
+
+
+def test_the_last_turns_dice_stirred_while_a_double_waits_are_no_roll():
+    """Seen in the demo: the taker's hand, going for the cube, moved the dice of his last turn (in his
+    own right half); that was taken for the doubler rolling before the answer. Near miss: dice
+    rolling in the doubler's right half are his roll."""
+    for mine in (False, True):
+        s = opened()
+        s.double("dark")
+        half = s.script.right_half(s.player("dark") if mine else s.player("light"))
+        s.table.dice = [{"id": k, "value": None, "state": "rolling", "half": half} for k in (0, 1)]
+        s.snap()
+        assert s.codes() == (["ROLL_WHILE_CUBE_DECISION_PENDING"] if mine else [])
+
+
 def test_resignation_and_the_match_result():
     s = opened(length=1)
     s.feed([])

@@ -486,6 +486,17 @@ def test_places_a_hand_hides_keep_their_settled_counts_without_evidence() -> Non
     obs = _hidden(TableObservation.from_counts(took, dark), "p6")
     s = t.update(5, 0.5, dice=[], board=obs, hands=[HandObservation("near", "checkers", True)], moving=False)[-1]
     assert s["points"][5]["light"] == 4 and s["points"][4]["light"] == 1 and "in_hand" not in s
+    # a hand at the dice that hides a place hides it too (seed 305: an arm reaching for the dice over
+    # the 1-point made two checkers vanish: CHECKER_COUNT_MISMATCH)
+    t3 = Tracker(TrackerConfig())
+    for k in range(4):
+        t3.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light, dark), hands=[], moving=False)
+    gone = list(light)
+    gone[23] = 0
+    obs = _hidden(TableObservation.from_counts(gone, dark), "p24")
+    s3 = t3.update(4, 0.4, dice=[], board=obs, hands=[HandObservation("near", "dice", True)], moving=False)
+    s3 += t3.update(30, 3.0, dice=[], hands=[HandObservation("near", "dice", True)], moving=False)
+    assert s3 and all(st["points"][23]["light"] == 2 for st in s3)
     # near miss: without the hidden places the frame's reading is the view
     t2 = Tracker(TrackerConfig())
     for k in range(4):

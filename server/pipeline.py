@@ -349,6 +349,10 @@ class PipelineConfig:
     hand_memory_s: float = 0.5
     """No new die where a hand was within this many seconds: a hand puts checkers and the cube down,
     while thrown dice land away from it."""
+    rest_claim_px: float = 40.0
+    """A die at rest claims only a box this close (frame pixels): a resting die does not jump; one
+    taken away without a hand in view would otherwise follow the next die-like box (a checker's edge
+    where the demo's last-turn dice were cleared, judged on the wrong side of the bar)."""
 
 
 @dataclass
@@ -425,13 +429,15 @@ class FramePipeline:
         followed = self.tracker.followed_dice()
         recent = self._t - self._hand_seen <= self.config.hand_memory_s
         hand_lately = Motion(0.0, False, None, np.asarray(recent, dtype=np.uint8))
-        # each followed die claims the nearest box within the tracker's gate (a rolling die moves far),
-        # but not a box the locator has given at one place for 2 s while the die was elsewhere (a
-        # checker's edge by the spot where a die near the camera went unseen)
+        # each followed die claims the nearest box within the tracker's gate (a rolling die moves far;
+        # one at rest only ``rest_claim_px``), but not a box the locator has given at one place for 2 s
+        # while the die was elsewhere (a checker's edge by the spot where a die near the camera went unseen)
         gate = self.config.tracker.gate_px
         near = self.config.tracker.move_hand_px
-        cost = [[math.inf if (d := math.dist(_centre(b), c)) > near and self._static(b) else d for b in boxes]
-                for c in followed]
+        resting = set(self.tracker.followed_dice(resting=True))
+        far = self.config.rest_claim_px
+        cost = [[math.inf if ((d := math.dist(_centre(b), c)) > near and self._static(b)) or (c in resting and d > far)
+                 else d for b in boxes] for c in followed]
         pairs = assign(cost, gate)
         claimed = {i for _, i in pairs}
         cands: list[tuple[bool, float, Box]] = []

@@ -84,6 +84,10 @@ class TrackerConfig:
     """A die still for this long is reported ``at_rest`` (with ``rest_s`` counting from its last move)."""
     move_px: float = 4.0
     """A die whose centre moves more than this (pixels, between sightings) is moving."""
+    rest_move_px: float = 8.0
+    """The same for a die at rest: its box from a settled frame's closer look (two scales merged) and
+    from a moving frame's single look differ by about 4 px, which made a die at rest flicker to
+    "rolling" (phantom throws in the demo); a die that really moves goes farther."""
     move_hand_px: float = 12.0
     """The same for a die at rest while a hand is on the table: an arm passing next to it hides part of
     it and shifts its box by a few pixels (a die that really moves goes farther)."""
@@ -436,7 +440,7 @@ class Tracker:
             # shadow or an arm passing by; and with a hand on the table its box may shift a little
             at_rest = not tr.moving and t - tr.last_move >= cfg.still_s
             if at_rest:
-                moved = dist > (cfg.move_hand_px if hands else cfg.move_px)
+                moved = dist > (cfg.move_hand_px if hands else cfg.rest_move_px)
             else:
                 moved = dist > cfg.move_px or bool(die_motion is not None and die_motion[j])
             self._sight(tr, d, t, moved)

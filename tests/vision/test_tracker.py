@@ -306,7 +306,9 @@ def test_rest_time_restarts_when_a_die_moves() -> None:
 def test_a_die_at_rest_is_not_thrown_again_by_an_arm_passing_next_to_it() -> None:
     """Seen in a render: an arm reaching past a die at rest shifted its box by 6 px and changed the
     pixels in it; the die was reported rolling (a new roll, a false FAST_ROLL). A die at rest moves
-    when its centre moves: 12 px with a hand on the table, 4 px without."""
+    when its centre moves: 12 px with a hand on the table, 8 px without (seen in the demo: the
+    locator's box of a resting die differs by about 4 px between a settled and a moving frame's
+    look, and the die flickered to rolling: phantom throws)."""
     def settled() -> Tracker:
         t = Tracker(TrackerConfig())
         board = TableObservation.from_counts([0] * 24, [0] * 24)
@@ -319,10 +321,14 @@ def test_a_die_at_rest_is_not_thrown_again_by_an_arm_passing_next_to_it() -> Non
     out = t.update(25, 2.5, dice=[DieObservation(np.eye(6)[2], (501.0, 306.0))], hands=arm, die_motion=[True])
     assert all(s["dice"][0]["state"] == "at_rest" for s in out)
     assert t.update(26, 2.6, dice=[DieObservation(np.eye(6)[2], (500.0, 300.0))], hands=arm) == []  # nothing changed
-    # the same shift without a hand, or a real push with one, is a move
+    # without a hand: the two looks' 4-6 px is no move, 10 px is
     t = settled()
     out = t.update(25, 2.5, dice=[DieObservation(np.eye(6)[2], (501.0, 306.0))], hands=[])
+    assert all(s["dice"][0]["state"] == "at_rest" for s in out)
+    t = settled()
+    out = t.update(25, 2.5, dice=[DieObservation(np.eye(6)[2], (510.0, 300.0))], hands=[])
     assert out and out[-1]["dice"][0]["state"] == "rolling"
+    # a real push with a hand is a move
     t = settled()
     out = t.update(25, 2.5, dice=[DieObservation(np.eye(6)[2], (520.0, 300.0))], hands=arm)
     assert out and out[-1]["dice"][0]["state"] == "rolling"

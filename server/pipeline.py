@@ -349,10 +349,11 @@ class PipelineConfig:
     hand_memory_s: float = 0.5
     """No new die where a hand was within this many seconds: a hand puts checkers and the cube down,
     while thrown dice land away from it."""
-    rest_claim_px: float = 40.0
-    """A die at rest claims only a box this close (frame pixels): a resting die does not jump; one
-    taken away without a hand in view would otherwise follow the next die-like box (a checker's edge
-    where the demo's last-turn dice were cleared, judged on the wrong side of the bar)."""
+    rest_claim_px: float = 20.0
+    """A die at rest claims only a box this close (frame pixels; a die is about 25 px across at
+    720p): a resting die does not jump; one taken away without a hand in view would otherwise
+    follow the next die-like box (in the demo a checker's edge 25 px from where the last turn's die
+    lay, and others 100 px away, were followed as dice and judged on the wrong side of the bar)."""
 
 
 @dataclass

@@ -511,17 +511,17 @@ def test_a_followed_die_does_not_claim_a_box_that_has_lain_elsewhere_for_two_sec
 
 def test_a_die_at_rest_does_not_jump_to_a_box_far_from_it():
     """Seen in the demo: the last turn's dice were cleared without a hand in view; the die at rest
-    then claimed a new box 100 px away (a checker's edge, then a checker set down), was followed
-    there and judged on the wrong side of the bar. A rolling die still claims a box within the gate.
+    then claimed a new box a die's width away (a checker's edge it had hidden), was followed there
+    and judged on the wrong side of the bar. A rolling die still claims a box within the gate.
     (With a hand on the table, as there, an unclaimed box is no new die either.)"""
     from server.pipeline import FramePipeline
     from vision.observation import DieObservation
 
     profile = load_profile(CAMERA)
-    far = (390.0, 590.0, 406.0, 606.0)  # about 100 px from the die
+    far = (340.0, 529.0, 356.0, 545.0)  # 25 px from the die, a die's width (the demo's checker edge)
     table = np.full((720, 1280, 3), 90, np.uint8)
     seen = table.copy()
-    cv2.rectangle(seen, (390, 590), (406, 606), (250, 250, 250), -1)
+    cv2.rectangle(seen, (340, 529), (356, 545), (250, 250, 250), -1)
     die = DieObservation(np.full(6, 1 / 6), (330.0, 520.0))
     for resting, kept in ((True, []), (False, [far])):
         pipe = FramePipeline(profile, recognizer=_FixedLocator([far]))  # type: ignore[arg-type]

@@ -847,12 +847,16 @@ class Referee:
             self._settling(s, prev, mover, new_roll or rethrown)
 
     def _reaching_for_the_cube(self, s: TableState, mover: int) -> bool:
-        """A hand at the bar before the roll, with the cube centred on the bar and the mover free to
-        double, is taking the cube (the demo: every double began as "ended his turn without
-        rolling"); with the clock as the end signal, or no double possible, it is what it seems."""
+        """A hand at the bar before the roll is taking the cube, not tapping, when the cube is centred
+        on the bar and the mover may double, or when a void cube action is being put right (the demo:
+        every double, and the Crawford-game double taken back, began as "ended his turn without
+        rolling"); with the clock as the end signal, or no cube in play, it is what it seems."""
+        if self.end_signal is not EndSignal.BAR_TAP:
+            return False
+        if self.cube_void:
+            return True
         cube = s.cube or self._cube_before
-        return (self.end_signal is EndSignal.BAR_TAP and cube is not None and cube.zone is CubeZone.CENTRE
-                and self.match.may_double(Player(mover)))
+        return cube is not None and cube.zone is CubeZone.CENTRE and self.match.may_double(Player(mover))
 
     def _roller(self, rolling: list[tuple[int, Die]], default: int) -> int:
         for _, d in rolling:

@@ -1143,6 +1143,15 @@ def test_a_hand_at_the_centred_cube_before_the_roll_is_no_tap():
         else:  # (the cube still on the table in the Crawford game is an alert of its own)
             assert s.codes() == ["CUBE_PRESENT_IN_CRAWFORD", "IMPOSSIBLE_MOVE"]
             assert s.last("IMPOSSIBLE_MOVE").details["sub_codes"] == ["PASS_WITHOUT_ROLL"]
+    # a void double in the Crawford game: the hand that takes the cube back is no tap either
+    c = Scenario(end_signal=EndSignal.BAR_TAP, score=(6, 3), cube_zone="absent")
+    c.opening("light", 3, 1)
+    c.play("light", "8/5 6/5")
+    c.end_turn("light")
+    c.double("dark")
+    c.script.hand(c.player("dark"), "bar")
+    c.snap()
+    assert c.codes() == ["CRAWFORD_CUBE_ACTION_VOID"]
 
 
 def test_the_last_turns_dice_stirred_while_a_double_waits_are_no_roll():

@@ -72,6 +72,9 @@ _ROLL_FLOOR = 1e-3
 ENTERED_SURE = 0.95
 """How sure the bar's reading must be that a mover who started on the bar has entered what he must,
 before his hand at the bar is the end-of-turn tap rather than a reach for the next checker."""
+BARE_TAP_WAIT_S = 1.0
+"""A bar tap before the roll is judged (a pass without rolling) once the hand has left the bar and
+this long has passed with no cube action and no roll: a hand going for the cube looks the same."""
 
 
 def _on_table(s: TableState) -> bool:
@@ -215,6 +218,9 @@ class Referee:
         self._turns: list[_Turn] = []  # completed turns of the current game, oldest first
         self.starter: int | None = None
         self.cube_void = False  # a void cube action: wait for the cube to go back
+        self._bare_tap: tuple[int, float] | None = None
+        """A bar tap before any roll (frame, time), judged a pass without rolling only once the hand
+        has left and :data:`BARE_TAP_WAIT_S` has passed without a cube action or a roll."""
         self.bound_double = False
         self._prev: TableState | None = None
         self._latched: set[str] = set()
@@ -683,6 +689,7 @@ class Referee:
     def _double_offered(self, s: TableState, prev: TableState) -> None:
         last = self._cube_before
         assert s.cube is not None and last is not None
+        self._bare_tap = None  # the hand at the bar was going for the cube
         # who doubles: the owner if it left his side; else the hand on it; else the player on turn
         hands = [h.side for h in s.hands if h.over is HandOver.CUBE] or [h.side for h in prev.hands if h.over is HandOver.CUBE]
         # a camera that cannot tell what a hand is over: the one seat whose hand moved the cube
@@ -821,6 +828,7 @@ class Referee:
                 roller = self._roller(rolling, mover)
                 if roller != mover:
                     return
+                self._bare_tap = None
                 self.attempted = True
                 self.phase = Phase.ROLLING
                 self._judged_roll = False
@@ -837,7 +845,15 @@ class Referee:
                     return  # the clock handed back to the offender: notice of his illegal move (RG19 4.2.3.1(a))
                 if self._reaching_for_the_cube(s, mover):
                     return
+                if self.end_signal is EndSignal.BAR_TAP:
+                    self._bare_tap = (s.frame, s.t)  # a hand going for the cube looks the same at first
+                    return
                 self._pass_without_roll(s)
+                return
+            tap = self._bare_tap
+            if tap is not None and not self._hand(s, self._seat(mover), HandOver.BAR) and s.t - tap[1] >= BARE_TAP_WAIT_S:
+                self._bare_tap = None
+                self._pass_without_roll(s, tap[0])
             return
         if phase is Phase.ROLLING:
             if not new_roll and self._end_signalled(s, prev, mover) and self._unseen_roll(s, self._roll_dice(s, mover)):
@@ -1360,6 +1376,7 @@ class Referee:
         self._next_turn(1 - mover)
 
     def _next_turn(self, player: int) -> None:
+        self._bare_tap = None
         self.turn = player
         self.position = self.position.with_turn(player)
         self.phase = Phase.PRE_ROLL
@@ -1627,20 +1644,22 @@ class Referee:
             return False
         return self._unseen_roll(self._before_throw, [], passed=True) and self.turn != mover
 
-    def _pass_without_roll(self, s: TableState) -> None:
+    def _pass_without_roll(self, s: TableState, frame: int | None = None) -> None:
+        """``frame``: the end signal's, when it is judged later (a bar tap, :data:`BARE_TAP_WAIT_S`)."""
         mover = self.turn
+        at = s.frame if frame is None else frame
         can_play = any(LegalPlays(self.position, (a, b)) for a in range(1, 7) for b in range(a, 7))
         if not can_play:
-            self._emit("NO_MOVE", mover, f"{self._name(mover)} is closed out and passes without rolling.", frame=s.frame)
+            self._emit("NO_MOVE", mover, f"{self._name(mover)} is closed out and passes without rolling.", frame=at)
             self._log(EntryKind.ROLL, mover, dice=None, play=Play())
             self.games[-1].entries.pop()  # a skipped roll is not written in .mat
             self._next_turn(1 - mover)
             return
         if self.profile.impossible_move_class:
             self._emit("IMPOSSIBLE_MOVE", mover, f"{self._name(mover)} ended his turn without rolling although a play was possible. He must roll.",
-                       frame=s.frame, deadline=f"before {self._name(mover)}'s own next valid roll", details={"sub_codes": ["PASS_WITHOUT_ROLL"]})
+                       frame=at, deadline=f"before {self._name(mover)}'s own next valid roll", details={"sub_codes": ["PASS_WITHOUT_ROLL"]})
         else:
-            self._emit("ILLEGAL_MOVE", mover, f"{self._name(mover)} ended his turn without rolling. He must roll.", frame=s.frame,
+            self._emit("ILLEGAL_MOVE", mover, f"{self._name(mover)} ended his turn without rolling. He must roll.", frame=at,
                        details={"sub_codes": ["PASS_WITHOUT_ROLL"]})
 
     # ================================================================== game end and reset
@@ -1675,6 +1694,7 @@ class Referee:
 
     def _game_start(self, frame: int | None) -> None:
         self._flush_doubt()
+        self._bare_tap = None
         self.position = self._start_position()
         self.phase = Phase.SETUP
         self.dice = None

@@ -1141,8 +1141,25 @@ def test_a_hand_at_the_centred_cube_before_the_roll_is_no_tap():
             s.snap()
             assert s.codes() == [] and s.last("DOUBLE_OFFERED").player == "dark"
         else:  # (the cube still on the table in the Crawford game is an alert of its own)
+            s.script.no_hands()
+            s.snap(0.5)
+            assert s.codes() == ["CUBE_PRESENT_IN_CRAWFORD"]  # a hand at the bar, then nothing yet
+            s.snap(0.6)
             assert s.codes() == ["CUBE_PRESENT_IN_CRAWFORD", "IMPOSSIBLE_MOVE"]
             assert s.last("IMPOSSIBLE_MOVE").details["sub_codes"] == ["PASS_WITHOUT_ROLL"]
+    # the hand that fetches the cube in the Crawford game (no cube on the table) is seen at the bar
+    # before the cube appears: the double is void, and no pass without rolling is called
+    f = Scenario(end_signal=EndSignal.BAR_TAP, score=(6, 3), cube_zone="absent")
+    f.opening("light", 3, 1)
+    f.play("light", "8/5 6/5")
+    f.end_turn("light")
+    f.script.hand(f.player("dark"), "bar")
+    f.snap(0.3)
+    f.table.cube = {"value": 2, "zone": "board"}
+    f.snap(0.3)
+    f.script.no_hands()
+    f.snap(1.5)
+    assert f.codes() == ["CRAWFORD_CUBE_ACTION_VOID"]
     # a void double in the Crawford game: the hand that takes the cube back is no tap either
     c = Scenario(end_signal=EndSignal.BAR_TAP, score=(6, 3), cube_zone="absent")
     c.opening("light", 3, 1)

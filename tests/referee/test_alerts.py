@@ -469,6 +469,16 @@ def test_a_missed_roll_and_end_of_turn_are_found_at_the_opponents_throw():
     assert near.codes() == ["ROLL_INVALID_WRONG_SIDE"] * 2
 
 
+def first_seen_at_rest(s: Scenario, half: str, values: tuple[int, int]) -> None:
+    """The dice are taken up, then first seen at rest in ``half`` (their flight unseen), for 2.8 s."""
+    s.table.dice = [{"id": 0, "value": 6, "state": "lifted"}, {"id": 1, "value": 4, "state": "lifted"}]
+    s.snap(0.3)
+    s.table.dice = [{"id": k, "value": v, "state": "at_rest", "half": half, "valid": True, "reason": "flat_board"}
+                    for k, v in enumerate(values)]
+    s.snap(0.3)
+    s.snap(2.5)
+
+
 @pytest.mark.parametrize("mine,judged", [(True, True), (False, False)])
 def test_dice_first_seen_at_rest_are_the_movers_throw_in_his_right_half(mine, judged):
     """Seen in the seed-301 render: both of dark's dice were lost in flight and first seen at rest.
@@ -477,14 +487,7 @@ def test_dice_first_seen_at_rest_are_the_movers_throw_in_his_right_half(mine, ju
     Near miss: dice that turn up in the opponent's right half (the last throw found again) are not
     taken for dark's throw."""
     s = opened()
-    dark = s.player("dark")
-    half = s.script.right_half(dark if mine else s.player("light"))
-    s.table.dice = [{"id": 0, "value": 6, "state": "lifted"}, {"id": 1, "value": 4, "state": "lifted"}]
-    s.snap(0.3)
-    s.table.dice = [{"id": k, "value": v, "state": "at_rest", "half": half, "valid": True, "reason": "flat_board"}
-                    for k, v in ((0, 6), (1, 4))]
-    s.snap(0.3)
-    s.snap(2.5)
+    first_seen_at_rest(s, s.script.right_half(s.player("dark") if mine else s.player("light")), (6, 4))
     valid = [a for a in s.alerts if a.code == "ROLL_VALID" and a.player == "dark"]
     assert bool(valid) is judged
     assert s.codes() == []
@@ -504,13 +507,7 @@ def test_a_rethrow_first_seen_at_rest_after_an_invalid_roll_is_judged():
         s = opened()
         s.roll("dark", 6, 4, reasons=("cocked", "flat_board"))
         assert s.codes() == ["ROLL_INVALID_COCKED"]
-        half = s.script.right_half(s.player("dark") if mine else s.player("light"))
-        s.table.dice = [{"id": 0, "value": 6, "state": "lifted"}, {"id": 1, "value": 4, "state": "lifted"}]
-        s.snap(0.3)
-        s.table.dice = [{"id": k, "value": v, "state": "at_rest", "half": half, "valid": True, "reason": "flat_board"}
-                        for k, v in ((0, 5), (1, 2))]
-        s.snap(0.3)
-        s.snap(2.5)
+        first_seen_at_rest(s, s.script.right_half(s.player("dark") if mine else s.player("light")), (5, 2))
         valid = [a for a in s.alerts if a.code == "ROLL_VALID" and a.player == "dark"]
         assert bool(valid) is mine and s.codes() == ["ROLL_INVALID_COCKED"]
         if mine:
@@ -698,6 +695,16 @@ def test_game_that_ends_without_a_recognised_end():
     s.end_turn("dark")
     s.reset_board()
     assert s.codes() == ["NONSTANDARD_GAME_END"]
+    # RG19 4.2.4: the next game has its own number (the transcript must not write two games under
+    # one), a centred cube, and the score waits for the monitor
+    assert s.ref.match.game == 2 and s.ref.match.score == (0, 0) and s.ref.match.cube.value == 1
+    assert s.last("GAME_START").message.startswith("Game 2,")
+    s.opening("dark", 4, 2)
+    s.play("dark", "8/4 6/4")
+    s.end_turn("dark")
+    assert [g.number for g in s.ref.transcript().games] == [1, 2]
+    s.decide(action="set_score", score=[0, 1])
+    assert s.ref.match.score == (0, 1) and s.ref.match.game == 2
     # near miss: the same reset after a pass
     n = opened()
     n.double("dark")
@@ -705,25 +712,6 @@ def test_game_that_ends_without_a_recognised_end():
     n.reset_board()
     assert n.codes() == []
     assert "GAME_START" in n.all_codes()[-2:]
-
-
-def test_after_a_game_end_not_seen_the_next_game_has_its_own_number():
-    # RG19 4.2.4: the reset is reported; the transcript must not write two games under one number
-    s = opened()
-    s.roll("dark", 6, 4)
-    s.play("dark", "24/18 18/14")
-    s.end_turn("dark")
-    s.reset_board()
-    assert s.codes() == ["NONSTANDARD_GAME_END"]
-    assert s.ref.match.game == 2 and s.ref.match.score == (0, 0) and s.ref.match.cube.value == 1
-    assert s.last("GAME_START").message.startswith("Game 2,")
-    s.opening("dark", 4, 2)
-    s.play("dark", "8/4 6/4")
-    s.end_turn("dark")
-    assert [g.number for g in s.ref.transcript().games] == [1, 2]
-    # the monitor then records the result: the score before the new game
-    s.decide(action="set_score", score=[0, 1])
-    assert s.ref.match.score == (0, 1) and s.ref.match.game == 2
 
 
 def test_a_board_set_up_again_while_a_double_waits_is_a_pass():

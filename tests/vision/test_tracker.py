@@ -463,17 +463,28 @@ def _hidden(obs: TableObservation, *names: str) -> TableObservation:
     return replace(obs, point_p=point_p, bar_p=bar_p, hidden=names)
 
 
+def _settled_on(light: list[int], dark: list[int]) -> Tracker:
+    """A tracker that has seen this checker map, quiet and without hands, for 0.4 s."""
+    t = Tracker(TrackerConfig())
+    for k in range(4):
+        t.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light, dark), hands=[], moving=False)
+    return t
+
+
+def _mid_game() -> tuple[list[int], list[int]]:
+    light = [0] * 24
+    dark = [0] * 24
+    light[5], light[7], light[12], light[23], dark[18], dark[11] = 5, 3, 5, 2, 5, 10
+    return light, dark
+
+
 def test_places_a_hand_hides_keep_their_settled_counts_without_evidence() -> None:
     """Seen in the demo: the arm tapping the bar hid three checkers of the 6-point and was read as
     three light checkers on the bar; with 15 light checkers in view the referee judged that board
     and called an impossible move (own checker to bar). Hidden places keep the settled count, with a
     uniform distribution, and the rest of the view is the frame's."""
-    light = [0] * 24
-    dark = [0] * 24
-    light[5], light[7], light[12], light[23], dark[18], dark[11] = 5, 3, 5, 2, 5, 10
-    t = Tracker(TrackerConfig())
-    for k in range(4):
-        t.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light, dark), hands=[], moving=False)
+    light, dark = _mid_game()
+    t = _settled_on(light, dark)
     moved = list(light)
     moved[12], moved[6] = 4, 1  # 13/7 played; the arm hides the 6-point (read 2) and the bar (read 3)
     seen = list(moved)
@@ -494,9 +505,7 @@ def test_places_a_hand_hides_keep_their_settled_counts_without_evidence() -> Non
     assert s["points"][5]["light"] == 4 and s["points"][4]["light"] == 1 and "in_hand" not in s
     # a hand at the dice that hides a place hides it too (seed 305: an arm reaching for the dice over
     # the 1-point made two checkers vanish: CHECKER_COUNT_MISMATCH)
-    t3 = Tracker(TrackerConfig())
-    for k in range(4):
-        t3.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light, dark), hands=[], moving=False)
+    t3 = _settled_on(light, dark)
     gone = list(light)
     gone[23] = 0
     obs = _hidden(TableObservation.from_counts(gone, dark), "p24")
@@ -504,9 +513,7 @@ def test_places_a_hand_hides_keep_their_settled_counts_without_evidence() -> Non
     s3 += t3.update(30, 3.0, dice=[], hands=[HandObservation("near", "dice", True)], moving=False)
     assert s3 and all(st["points"][23]["light"] == 2 for st in s3)
     # near miss: without the hidden places the frame's reading is the view
-    t2 = Tracker(TrackerConfig())
-    for k in range(4):
-        t2.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light, dark), hands=[], moving=False)
+    t2 = _settled_on(light, dark)
     s2 = t2.update(4, 0.4, dice=[], board=TableObservation.from_counts(seen, dark, bar=(3, 0)),
                    hands=[HandObservation("near", "bar", True)], moving=False)[-1]
     assert s2["points"][5]["light"] == 2 and s2["bar"]["light"] == 3
@@ -515,12 +522,8 @@ def test_places_a_hand_hides_keep_their_settled_counts_without_evidence() -> Non
 def test_in_a_view_with_hands_missing_checkers_are_held_and_a_doubtful_one_in_view_counts() -> None:
     """Seen in the demo: with the 15-per-colour check forced over the hands' view, two checkers the
     mover held were put on the bar the arm hid, and his tap on the bar looked like a reach to enter."""
-    light = [0] * 24
-    dark = [0] * 24
-    light[5], light[7], light[12], light[23], dark[18], dark[11] = 5, 3, 5, 2, 5, 10
-    t = Tracker(TrackerConfig())
-    for k in range(4):
-        t.update(k, k * 0.1, dice=[], board=TableObservation.from_counts(light, dark), hands=[], moving=False)
+    light, dark = _mid_game()
+    t = _settled_on(light, dark)
     held = list(light)
     held[7], held[5] = 2, 4  # 8/5 6/5 under way: both checkers in the hand; the bar and p6 hidden
     obs = _hidden(TableObservation.from_counts(held, dark), "p6", "bar-near")

@@ -297,12 +297,12 @@ class HandCue:
         reach_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * gap + 1, 2 * gap + 1))
         arm_reach = {k: cv2.dilate(v, reach_k) for k, v in arms.items()}
         for blob, band_side in orphans:
-            if arms:
+            if arm_reach:  # (the arms that cross an edge; one joined below from its band is no such arm)
                 touching = {k: cv2.countNonZero(cv2.bitwise_and(r, blob)) for k, r in arm_reach.items()}
                 if max(touching.values()) > 0:
                     ys, xs = np.nonzero(blob)
                     centre = np.array([xs.mean(), ys.mean()])
-                    near_arms = [k for k in arms if touching[k] > 0]
+                    near_arms = [k for k in arm_reach if touching[k] > 0]
                     join(min(near_arms, key=lambda k: float(np.min(np.hypot(*(np.nonzero(arms[k])[::-1] - centre[:, None]))))), blob)
             elif band_side is not None:
                 join(band_side, blob)

@@ -427,6 +427,21 @@ def test_a_far_bar_tap_is_read_at_the_fingers_not_at_a_change_far_from_the_arm()
     assert seen[-1][0].over == "bar"
 
 
+def test_two_changes_at_a_seat_edge_with_no_arm_across_it_do_not_stop_the_pipeline():
+    """Seen in a session-7 run: two regions touching the near edge's band but crossing no edge (no
+    arm in sight) made the hand cue join the first by its band and then look for arms to join the
+    second to among the arms it had found crossing an edge: none, and ``max()`` of nothing stopped
+    the whole pipeline. Both go to their band's side."""
+    profile, cue, table = _cue_on_a_quiet_table()
+    q = profile.dims.play_depth / 2
+    img = table.copy()
+    for x0 in (-24.0, 14.0):
+        blob = profile.project(np.array([[x0, -q + 0.3, 0.0], [x0 + 9, -q + 0.3, 0.0], [x0 + 9, -q + 9, 0.0], [x0, -q + 9, 0.0]]))
+        cv2.fillPoly(img, [np.round(blob).astype(np.int32)], (230, 230, 230))
+    hands = cue(cue.small_grey(img), [])
+    assert [h.side for h in hands] == ["near"]
+
+
 def test_a_small_change_away_from_the_edges_is_not_a_hand():
     from server.pipeline import HandCue
     from vision.tracker import MotionDetector, outer_corners

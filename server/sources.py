@@ -318,6 +318,10 @@ class LiveSource:
         self.frames_done = 0
         self.states_out = 0
         self.dropped = 0
+        self.failed = 0
+        """Frames the pipeline failed on (an unexpected error): skipped, counted and shown."""
+        self._failures_in_a_row = 0
+        self.last_failure: str | None = None
         self.reconnects = 0
         self.video_t = 0.0
         self.started = time.monotonic()
@@ -397,6 +401,7 @@ class LiveSource:
         out: dict[str, Any] = {
             "source": self.spec, "state": self.state, "message": self.message,
             "frames_read": self.frames_read, "frames_processed": self.frames_done, "frames_dropped": self.dropped,
+            "frames_failed": self.failed,
             "recognitions": self.pipeline.recognitions, "states": self.states_out,
             "reconnects": self._reopening.reconnects if self._reopening else 0,
             "video_t": round(self.video_t, 2), "wall_s": round(wall, 1),
@@ -410,6 +415,8 @@ class LiveSource:
             out.update(self.extra_status())
         if self.error:
             out["error"] = self.error
+        if self.last_failure:
+            out["last_failure"] = self.last_failure
         return out
 
     # -------------------------------------------------------------- running
@@ -436,6 +443,21 @@ class LiveSource:
         self._stop.set()
         if self._source is not None:
             self._source.stop()
+
+    MAX_FAILURES_IN_A_ROW = 50
+    """After this many frames in a row the pipeline failed on, the run stops with the error."""
+
+    def _frame_failed(self, frame_id: int, exc: Exception) -> None:
+        """An unexpected error on one frame: logged (the first and every 100th), counted, the frame
+        skipped; only a run of :attr:`MAX_FAILURES_IN_A_ROW` failures stops the source."""
+        self.failed += 1
+        self._failures_in_a_row += 1
+        self.last_failure = f"frame {frame_id}: {exc!r}"
+        if self.failed == 1 or self.failed % 100 == 0:
+            log.error("%s: the pipeline failed on frame %d (%d so far; the frame is skipped)", self.spec, frame_id,
+                      self.failed, exc_info=exc)
+        if self._failures_in_a_row >= self.MAX_FAILURES_IN_A_ROW:
+            raise RuntimeError(f"the pipeline failed on {self._failures_in_a_row} frames in a row; last: {exc!r}") from exc
 
     def _run(self, emit: Callable[[SourceItem], None], skip_states: int) -> None:
         from server.pipeline import PipelineError, encode_preview
@@ -466,7 +488,14 @@ class LiveSource:
                     t_origin = frame.timestamp
                 t = frame.timestamp - t_origin if live_clock else frame.timestamp
                 self.video_t = t
-                result = self.pipeline.process(frame.image, frame.frame_id, t)
+                try:
+                    result = self.pipeline.process(frame.image, frame.frame_id, t)
+                except PipelineError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - one bad frame must not end a live table's monitoring
+                    self._frame_failed(frame.frame_id, exc)
+                    continue
+                self._failures_in_a_row = 0
                 self.frames_done += 1
                 for state in result.states:
                     if skipped < skip_states:

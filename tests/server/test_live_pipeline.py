@@ -215,6 +215,34 @@ def test_under_load_the_oldest_frames_are_dropped_but_every_state_is_delivered()
     assert delivered == pipe.seen  # every decision of the pipeline reached the referee's side
 
 
+def test_a_frame_the_pipeline_fails_on_is_skipped_and_counted_and_only_a_run_of_them_stops_the_source():
+    """Seen in a session-7 run: one frame's error in the hand cue ended `gammonwatch serve` (178 of
+    1,400 frames processed). A live table must keep being monitored: the frame is skipped, counted
+    and shown; only a run of failures (the pipeline itself broken) stops the source with the error."""
+    class Flaky(SlowPipeline):
+        def __init__(self, bad: set[int]) -> None:
+            super().__init__(0.0)
+            self.bad = bad
+
+        def process(self, image: Any, frame_id: int, t: float) -> FrameResult:
+            if frame_id in self.bad:
+                raise ValueError("max() arg is an empty sequence")
+            return super().process(image, frame_id, t)
+
+    pipe = Flaky({3, 7})
+    source = LiveSource("camera:9", None, pipeline=pipe, producer=FakeCamera(20), buffer=50, status_s=0.0)
+    items = run_source(source)
+    status = [i.status for i in items if i.status is not None][-1]
+    assert status["frames_failed"] == 2 and status["frames_processed"] == 18 and "frame 7" in status["last_failure"]
+    assert status["state"] != "error"
+    assert [i.state["frame"] for i in items if i.state is not None] == [k for k in range(20) if k not in (3, 7)]
+    # near miss: the pipeline fails on every frame: the source stops with the error
+    broken = LiveSource("camera:9", None, pipeline=Flaky(set(range(100))), producer=FakeCamera(80), buffer=100,
+                        status_s=0.0)
+    last = [i.status for i in run_source(broken) if i.status is not None][-1]
+    assert last["state"] == "error" and "in a row" in last["error"]
+
+
 # ------------------------------------------------------------------------------------------ reconnect
 def test_a_camera_that_drops_is_reopened_with_backoff_and_the_status_says_so():
     opened: list[int] = []

@@ -48,6 +48,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.checkers import check_total
 from vision.errors import VisionError
 from vision.observation import (
     COLOURS,
@@ -583,8 +584,6 @@ class Tracker:
         (:data:`IN_HAND_PRIOR`) together: a checker taken from a hidden place to one in view is
         counted once, a doubtful one in view is not moved under the hand, a missing one is held. The state shows the check's counts, the frame's distributions in view (checked) and
         uniform ones at the hidden places (the referee weighs nothing it did not see)."""
-        from vision.checkers import check_total
-
         point_p, bar_p, off_p = board.point_p.copy(), board.bar_p.copy(), board.off_p.copy()
         if not board.hidden or self._settled_map is None:
             return (point_p, bar_p, off_p), maps

@@ -543,6 +543,15 @@ class MatchState:
             results=(*self.results, result),
         )
 
+    def next_game_unscored(self) -> MatchState:
+        """The next game after one whose end was not seen (the board set up again): its own number, the
+        cube centred, the Crawford game (if this was it) behind; the score as it was, until the result
+        is recorded (no result is added)."""
+        if self.winner is not None:
+            raise MatchOverError(f"the match is over ({self.winner.name} won); no further games")
+        return replace(self, game=self.game + 1, cube=CubeState(), doubled=False, automatic=0, crawford=False,
+                       crawford_done=self.crawford_done or self.crawford)
+
     def resign(self, loser: Player, kind: ResultKind = ResultKind.SINGLE) -> MatchState:
         """``loser`` concedes the game as a single game, gammon or backgammon and the concession is
         accepted (RG19 4.5.1); scored like a finished game of that kind. Whether the position

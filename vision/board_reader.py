@@ -69,7 +69,7 @@ class BoardReading:
 
     def raw_strip_counts(self) -> npt.NDArray[np.int64]:
         """``28 x 2`` each strip's own likeliest (light, dark) count, before the 15-per-colour check."""
-        return np.stack([self.strips.light_p.argmax(axis=1), self.strips.dark_p.argmax(axis=1)], axis=1)
+        return self.strips.likeliest()
 
     def point_counts(self) -> list[tuple[int, int]]:
         """Most likely (light, dark) count of each physical point 1..24."""
@@ -168,8 +168,7 @@ class BoardReader:
         hidden: tuple[int, ...] = ()
         if hand_mask is not None and np.any(hand_mask):
             cover = checkers.strip_cover(hand_mask, mask_scale, strip_tf)
-            hidden = checkers.hidden_strips(cover, np.stack([counts.light_p.argmax(axis=1), counts.dark_p.argmax(axis=1)],
-                                                            axis=1), profile.dims)
+            hidden = checkers.hidden_strips(cover, counts.likeliest(), profile.dims)
             if hidden:
                 lp, dp = counts.light_p.copy(), counts.dark_p.copy()
                 lp[list(hidden)] = dp[list(hidden)] = 1.0 / COUNTS

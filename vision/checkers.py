@@ -316,6 +316,10 @@ class StripCounts:
     def counts(self) -> dict[str, tuple[int, int]]:
         return {n: (int(np.argmax(self.light_p[i])), int(np.argmax(self.dark_p[i]))) for i, n in enumerate(STRIP_NAMES)}
 
+    def likeliest(self) -> npt.NDArray[np.int64]:
+        """``N x 2``: each strip's own likeliest (light, dark) count."""
+        return np.stack([self.light_p.argmax(axis=1), self.dark_p.argmax(axis=1)], axis=1)
+
 
 class CheckerCounter:
     """The strip classifier (ONNX Runtime, CPU).

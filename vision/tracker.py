@@ -582,12 +582,13 @@ class Tracker:
         :data:`HIDDEN_BAR_PRIOR`: an entering checker leaves it under the hand); the 15-per-colour
         check then runs over the places in view, these priors and the checkers a hand may hold
         (:data:`IN_HAND_PRIOR`) together: a checker taken from a hidden place to one in view is
-        counted once, a doubtful one in view is not moved under the hand, a missing one is held. The state shows the check's counts, the frame's distributions in view (checked) and
-        uniform ones at the hidden places (the referee weighs nothing it did not see)."""
+        counted once, a doubtful one in view is not moved under the hand, a missing one is held. The
+        state shows the check's counts, the frame's distributions in view (checked) and uniform ones
+        at the hidden places (the referee weighs nothing it did not see)."""
         point_p, bar_p, off_p = board.point_p.copy(), board.bar_p.copy(), board.off_p.copy()
         if not board.hidden or self._settled_map is None:
             return (point_p, bar_p, off_p), maps
-        hidden = {n for n in ("bar" if h.startswith("bar") else "off" if h.startswith("off") else h for h in board.hidden)}
+        hidden = {"bar" if h.startswith("bar") else "off" if h.startswith("off") else h for h in board.hidden}
         cells = [f"p{i + 1}" for i in range(24)] + ["bar", "off"]
         hid = [k for k, n in enumerate(cells) if n in hidden]
         flat = np.full(COUNTS, 1.0 / COUNTS)

@@ -789,9 +789,7 @@ class Referee:
         mover = self.turn
         if phase is Phase.CUBE_PENDING:
             doubler = self.match.cube.offered_by
-            halves = {d.half for _, d in rolling if d.half is not None}
-            if new_roll and doubler is not None and not self.match.cube.beavered and halves \
-                    and self._right_half(int(doubler)) not in halves and not self.profile.left_side_permission:
+            if new_roll and doubler is not None and not self.match.cube.beavered and self._rolling_elsewhere(rolling, int(doubler)):
                 return  # dice moving in the other half: the dice of the last turn, stirred by a hand
             if new_roll and doubler is not None:
                 if self.match.cube.beavered:
@@ -873,6 +871,12 @@ class Referee:
             return True
         cube = s.cube or self._cube_before
         return cube is not None and cube.zone is CubeZone.CENTRE and self.match.may_double(Player(mover))
+
+    def _rolling_elsewhere(self, rolling: list[tuple[int, Die]], player: int) -> bool:
+        """Dice rolling in a known half, none in ``player``'s right half (where he must throw, RG19
+        4.1.2): not his throw, unless the rules let him use either half."""
+        halves = {d.half for _, d in rolling if d.half is not None}
+        return bool(halves) and self._right_half(player) not in halves and not self.profile.left_side_permission
 
     def _roller(self, rolling: list[tuple[int, Die]], default: int) -> int:
         for _, d in rolling:
@@ -968,8 +972,7 @@ class Referee:
                 roller = self._roller(rolling, other)
                 if roller == mover:
                     return False
-            halves = {d.half for _, d in rolling if d.half is not None}
-            if halves and self._right_half(other) not in halves and not self.profile.left_side_permission:
+            if self._rolling_elsewhere(rolling, other):
                 return False  # dice moving on the mover's side: he is sliding his own live dice (RG19 4.1.2)
             self.fast_rolls[other] += 1
             options: list[str]
@@ -1747,11 +1750,8 @@ class Referee:
                        "The checkers were reset before the game ended by a bear-off, a pass or an accepted resignation. "
                        "Rebuild the last position; if the game did end (a pass or a resignation not seen), record the score.",
                        frame=s.frame, details={"last_position_id": self.position.position_id()})
-            # whatever ended it, the next game is a new one: its own number in the transcript, the cube
-            # centred; the score stays as it was until the monitor records the result (set_score)
-            m = self.match
-            self.match = replace(m, game=m.game + 1, cube=CubeState(), doubled=False, automatic=0, crawford=False,
-                                 crawford_done=m.crawford_done or m.crawford)
+            # whatever ended it, the next game is a new one; the score waits for the monitor (set_score)
+            self.match = self.match.next_game_unscored()
             self._game_start(s.frame)
 
 

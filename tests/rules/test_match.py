@@ -191,3 +191,14 @@ def test_forfeit_credits_the_points_needed() -> None:
     assert m.winner is A and m.score == (5, 2)
     with pytest.raises(ValueError, match="money"):
         MatchState.new(0).forfeit(A)
+
+
+def test_the_next_game_after_an_unseen_end_keeps_the_score_and_centres_the_cube() -> None:
+    m = MatchState.new(5, score=(1, 2)).double(A).take(B).next_game_unscored()
+    assert m.game == 2 and m.score == (1, 2) and m.cube.value == 1 and m.cube.owner is None
+    assert m.results == () and not m.doubled
+    # the Crawford game's end unseen: the next game is post-Crawford
+    c = MatchState.new(3, score=(2, 0)).with_crawford(True, False).next_game_unscored()
+    assert not c.crawford and c.crawford_done
+    with pytest.raises(MatchOverError):
+        MatchState.new(3).end_game(A, ResultKind.BACKGAMMON).next_game_unscored()

@@ -461,8 +461,9 @@ class FramePipeline:
         if prefer is None:
             prefer = self.config.dice_locator == "background"
         cands.sort(key=lambda c: (prefer and not c[0], -c[1]))
-        # a new die takes a free place: the dice the tracker follows (seen or hidden under an arm) hold theirs
-        free = self.config.max_dice - len(followed)
+        # a new die takes a free place: the dice the tracker follows (seen or hidden under an arm) hold
+        # theirs, but not one lost in flight (its track goes to the new die)
+        free = self.config.max_dice - len(self.tracker.followed_dice(holding=True))
         out: list[Box] = []
         for known, _, box in cands:
             if len(out) >= self.config.max_dice:

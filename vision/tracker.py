@@ -96,6 +96,11 @@ class TrackerConfig:
     """Largest jump (pixels) a die can make between two sightings and stay the same track."""
     hidden_keep_s: float = 3.0
     """A die unseen this long without a hand over the dice is reported ``lifted``."""
+    lost_s: float = 0.25
+    """A rolling die unseen this long with no hand over it is lost in flight: it no longer holds a
+    place among the dice, and the next die to appear takes its track (in the demo a far player's
+    cup, its hand unseen, was followed as a die; it held one of the two places for 3 s while the
+    throw's second die landed and lay unread)."""
     lift_s: float = 0.1
     """A die unseen this long after a hand was over the dice is ``lifted``."""
     hand_gone_s: float = 0.3
@@ -368,11 +373,20 @@ class Tracker:
             tr.lifted = True
             tr.reset_reading()
 
-    def followed_dice(self, resting: bool = False) -> list[tuple[float, float]]:
+    def followed_dice(self, resting: bool = False, holding: bool = False) -> list[tuple[float, float]]:
         """Image centres of the dice followed now (seen, or hidden for a moment), not those lifted;
-        ``resting``: only those still for ``still_s`` (a rolling die's last spot is bare a frame later)."""
+        ``resting``: only those still for ``still_s`` (a rolling die's last spot is bare a frame later);
+        ``holding``: not those lost in flight (``lost_s``), whose places a new die may take."""
         return [tr.center for tr in self._tracks if not tr.lifted
-                and (not resting or (not tr.moving and self._now - tr.last_move >= self.config.still_s))]
+                and (not resting or not self._rolling(tr)) and (not holding or not self._lost(tr))]
+
+    def _rolling(self, tr: _DieTrack) -> bool:
+        return tr.moving or self._now - tr.last_move < self.config.still_s
+
+    def _lost(self, tr: _DieTrack) -> bool:
+        """A rolling die not seen for ``lost_s`` with no hand over the table since."""
+        return (not tr.lifted and self._rolling(tr) and not tr.hidden_by_hand
+                and self._now - tr.last_seen >= self.config.lost_s)
 
     def note_motion(self, t: float, moving: bool) -> None:
         """Tell the tracker the table moved at ``t`` (done by :meth:`update` with ``motion``)."""
@@ -449,9 +463,14 @@ class Tracker:
         for j, d in enumerate(dice):
             if j in used_d:
                 continue
-            # a die that appears: a lifted one thrown again keeps its id; it arrives moving
+            # a die that appears takes the track of a die lost in flight (it is that die, or that track
+            # followed no die); a lifted one thrown again keeps its id; it arrives moving
+            lost = sorted((tr for tr in self._tracks if self._lost(tr)), key=lambda x: x.last_seen)
             lifted = sorted((tr for tr in self._tracks if tr.lifted), key=lambda x: -x.last_seen)
-            if lifted:
+            if lost:
+                tr = lost[0]
+                tr.last_move = t
+            elif lifted:
                 tr = lifted[0]
                 tr.lifted = False
                 tr.last_move = t

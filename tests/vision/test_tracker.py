@@ -607,3 +607,40 @@ def test_a_die_read_the_same_way_in_every_frame_is_not_made_surer_by_the_frames(
     assert die["value"] == 2 and die["state"] == "at_rest"
     assert 0.6 <= die["confidence"] <= 0.9
     assert die["value_p"][2] / die["value_p"][1] >= 0.2  # the 3 within reach of the rules filter
+
+
+def test_a_die_lost_in_flight_gives_its_place_and_track_to_the_next_die() -> None:
+    """Seen in the demo: the far player's cup (its hand unseen) was followed as a rolling die; it held
+    one of the two places for 3 s while the throw's second die landed 400 px away and lay unread
+    ("roll not seen"). A rolling die unseen for ``lost_s`` with no hand since holds no place; the
+    next die to appear takes its track. A die at rest, or one hidden under a hand, keeps its place."""
+    cfg = TrackerConfig()
+
+    def _quiet(cfg: TrackerConfig, board: TableObservation) -> Tracker:
+        t = Tracker(cfg)
+        for k in range(3):  # the stream has started (a die appearing now is thrown)
+            t.update(0, -0.3 + k / 10, dice=[], board=board, hands=[])
+        assert t.update(0, 0.0, dice=[], hands=[]) == [] and t.followed_dice() == []
+        return t
+
+    board = TableObservation.from_counts([0] * 24, [0] * 24)
+    t = _quiet(cfg, board)
+    t.update(1, 0.1, dice=[DieObservation(np.eye(6)[0], (670.0, 126.0))], hands=[])  # the cup, moving
+    assert len(t.followed_dice(holding=True)) == 1
+    t.update(2, 0.2, dice=[], hands=[])
+    assert len(t.followed_dice(holding=True)) == 1  # missed for 0.1 s: still holds its place
+    t.update(3, 0.15 + cfg.lost_s, dice=[], hands=[])
+    assert t.followed_dice() == [(670.0, 126.0)] and t.followed_dice(holding=True) == []
+    dice = [DieObservation(np.eye(6)[5], (346.0, 257.0)), DieObservation(np.eye(6)[1], (448.0, 252.0))]
+    states = [s for k in range(30) for s in t.update(4 + k, 0.4 + k / 10, dice=dice, hands=[])]
+    last = states[-1]["dice"]
+    assert len(last) == 2 and sorted(d["value"] for d in last) == [2, 6]  # no third, phantom track
+    assert all(d["state"] == "at_rest" for d in last)
+    # a die at rest unseen for as long holds its place; so does a rolling one a hand was over
+    t.update(40, 3.5, dice=[], hands=[])
+    assert len(t.followed_dice(holding=True)) == 2
+    t2 = _quiet(cfg, board)
+    t2.update(1, 0.1, dice=[DieObservation(np.eye(6)[0], (500.0, 300.0))], hands=[])
+    t2.update(2, 0.2, dice=[], hands=[HandObservation("near", "board", True)])
+    t2.update(3, 0.5, dice=[], hands=[HandObservation("near", "board", True)])
+    assert len(t2.followed_dice(holding=True)) == 1

@@ -174,6 +174,8 @@ class HandCue:
         self.hand_mask: U8 = np.zeros_like(motion.mask)
         """The changed regions taken as hands in the last frame (small copy, 0/255)."""
         self._beyond: tuple[bool, bool] | None = None
+        self._outside: U8 = np.zeros_like(motion.mask)
+        """What differs from the reference beyond the board (an arm reaching in), last frame."""
         if profile is not None:
             d = profile.dims
             q = d.play_depth / 2
@@ -245,6 +247,7 @@ class HandCue:
     def _hands(self, grey: U8, dice_boxes: Sequence[Box]) -> list[HandObservation]:
         m = self.m
         self.hand_mask = np.zeros_like(m.mask)
+        self._outside = np.zeros_like(m.mask)
         if self.reference is None:
             self.reference = grey
             return []
@@ -258,6 +261,7 @@ class HandCue:
         # beyond each seat's edge: an arm comes in from there (fingers that reach the near edge from
         # the far seat do not cross it)
         outside = cv2.bitwise_and(changed_all, cv2.bitwise_not(m.mask))
+        self._outside = np.asarray(outside, dtype=np.uint8)
         out_near = cv2.bitwise_and(outside, m.near_band)
         out_far = cv2.bitwise_and(outside, m.far_band)
         seen_near, seen_far = self._beyond_in_view()
@@ -315,6 +319,29 @@ class HandCue:
                 out.append(HandObservation(side, self._over(blob, side, dice_boxes), touching=True))
         return out
 
+    def take_in_still(self, grey: U8, still: npt.NDArray[np.bool_]) -> bool:
+        """Take into the reference each hand region none of whose pixels moved lately (``still``:
+        per small-copy pixel, no frame-to-frame change for a while), with the change beyond the edge
+        joined to it; whether any was. Such a "hand" is the place an arm left after being taken in
+        as table (the whole table still for ``hand_still_s``, or a recognition that did not see an
+        arm coming in): it differs from the reference but nothing moves there."""
+        if self.reference is None or not np.any(self.hand_mask):
+            return False
+        n, labels = cv2.connectedComponents(self.hand_mask, connectivity=8)
+        grow = np.ones((5, 5), np.uint8)
+        take = np.zeros(self.hand_mask.shape, dtype=bool)
+        for i in range(1, n):
+            region = np.asarray(cv2.dilate(np.asarray(labels == i, dtype=np.uint8), grow), dtype=bool)
+            if np.all(still[region]):
+                take |= region
+        if not np.any(take):
+            return False
+        k, out_labels = cv2.connectedComponents(self._outside, connectivity=8)
+        touching = np.unique(out_labels[cv2.dilate(take.astype(np.uint8), grow) > 0])
+        take |= np.isin(out_labels, touching[touching > 0])
+        self.reference = np.where(take, grey, self.reference).astype(np.uint8)
+        return True
+
     def settle(self, grey: U8) -> None:
         """The table is quiet and without hands: this is the new reference."""
         self.reference = grey
@@ -341,6 +368,9 @@ class PipelineConfig:
     """Smallest region taken as a hand, as a share of the board (a hand from the far seat looks small)."""
     hand_still_s: float = 0.8
     """A "hand" that has not moved for this long is taken as part of the table (the reference is renewed)."""
+    hand_region_still_s: float = 1.0
+    """A "hand" whose own region has not moved for this long, while the table moves elsewhere, is
+    taken into the table there (:meth:`HandCue.take_in_still`)."""
     die_changed_frac: float = 0.15
     """A die box must differ from the table as last seen quiet on at least this share of its pixels
     (grey difference above ``die_changed_delta``): a die arrives by a throw, so it is not part of the
@@ -400,6 +430,8 @@ class FramePipeline:
         self._last_motion_t = -math.inf
         self._hand_seen: npt.NDArray[np.float64] = np.full(self.motion.mask.shape, -math.inf)
         """Per small-copy pixel, the time a hand last covered it."""
+        self._moved_at: npt.NDArray[np.float64] = np.full(self.motion.mask.shape, -math.inf)
+        """Per small-copy pixel, the time it last changed from one frame to the next."""
         self._t = 0.0
         self.frames = 0
         self.recognitions = 0
@@ -539,6 +571,9 @@ class FramePipeline:
         grey = self.hand_cue.small_grey(arr) if self.config.hands else None
         hands = self.hand_cue(grey, self._dice_where, t) if grey is not None else []
         self._t = t
+        self._moved_at[motion.mask > 0] = t
+        if hands and grey is not None and self.hand_cue.take_in_still(grey, t - self._moved_at >= self.config.hand_region_still_s):
+            hands = self.hand_cue(grey, self._dice_where, t)
         if hands:
             self._hand_seen[self.hand_cue.hand_mask > 0] = t
         if motion.moving:

@@ -470,6 +470,29 @@ def test_two_changes_at_a_seat_edge_with_no_arm_across_it_do_not_stop_the_pipeli
     assert [h.side for h in hands] == ["near"]
 
 
+def test_the_place_an_arm_left_after_being_taken_in_as_table_is_no_hand_once_still():
+    """Seen in the demo: a recognition that did not see the near arm coming in took it into the
+    quiet table; once the arm left, the place it had covered differed from that table and read as a
+    near hand for 3 s (the far player's throw meanwhile was a premature roll). A hand region none of
+    whose pixels moved lately is taken into the table there; a region that moved is still a hand."""
+    profile, cue, table = _cue_on_a_quiet_table()
+    arm = arm_frame(profile, (12.0, -5.0), "near")
+    cue.settle(cue.small_grey(arm))  # the arm taken in as table
+    left = cue.small_grey(table)
+    assert [h.side for h in cue(left, [])] == ["near"]  # the place it left
+    still = np.ones(cue.hand_mask.shape, dtype=bool)
+    moved = still.copy()
+    moved[np.nonzero(cue.hand_mask)[0][0], np.nonzero(cue.hand_mask)[1][0]] = False  # one pixel of it moved
+    assert not cue.take_in_still(left, moved)
+    assert [h.side for h in cue(left, [])] == ["near"]
+    assert cue.take_in_still(left, still)
+    assert cue(left, []) == []
+    # its part beyond the edge went with it (no arm there for a change by the edge to join)
+    assert np.count_nonzero(cv2.absdiff(cue.reference, left) > cue.m.config.motion_delta) == 0
+    # a real arm coming back is seen
+    assert [h.side for h in cue(cue.small_grey(arm_frame(profile, (-12.0, -5.0), "near")), [])] == ["near"]
+
+
 def test_a_small_change_away_from_the_edges_is_not_a_hand():
     from server.pipeline import HandCue
     from vision.tracker import MotionDetector, outer_corners

@@ -319,20 +319,25 @@ class HandCue:
                 out.append(HandObservation(side, self._over(blob, side, dice_boxes), touching=True))
         return out
 
-    def take_in_still(self, grey: U8, still: npt.NDArray[np.bool_]) -> bool:
-        """Take into the reference each hand region none of whose pixels moved lately (``still``:
-        per small-copy pixel, no frame-to-frame change for a while), with the change beyond the edge
-        joined to it; whether any was. Such a "hand" is the place an arm left after being taken in
-        as table (the whole table still for ``hand_still_s``, or a recognition that did not see an
-        arm coming in): it differs from the reference but nothing moves there."""
+    def take_in_still(self, grey: U8, still_for: npt.NDArray[np.float64], still_s: float, remnant_s: float) -> bool:
+        """Take into the reference each hand region none of whose pixels moved for ``still_s``
+        (``still_for``: per small-copy pixel, seconds since it last changed from one frame to the
+        next), or for ``remnant_s`` while another hand region moved since, with the change beyond the
+        edge joined to it; whether any was. Such a "hand" is the place an arm left after being taken
+        in as table (the whole table still for ``hand_still_s``, or a recognition that did not see
+        an arm coming in): it differs from the reference but nothing moves there. (A hand held still
+        is taken in too, after ``still_s``: a double offered with the hand on the cube is still a
+        while, hence the longer wait for a region alone.)"""
         if self.reference is None or not np.any(self.hand_mask):
             return False
         n, labels = cv2.connectedComponents(self.hand_mask, connectivity=8)
         grow = np.ones((5, 5), np.uint8)
+        regions = [np.asarray(cv2.dilate(np.asarray(labels == i, dtype=np.uint8), grow), dtype=bool) for i in range(1, n)]
+        still = [float(np.min(still_for[r])) for r in regions]
         take = np.zeros(self.hand_mask.shape, dtype=bool)
-        for i in range(1, n):
-            region = np.asarray(cv2.dilate(np.asarray(labels == i, dtype=np.uint8), grow), dtype=bool)
-            if np.all(still[region]):
+        for i, region in enumerate(regions):
+            others_moved = any(a < remnant_s for j, a in enumerate(still) if j != i)
+            if still[i] >= still_s or (still[i] >= remnant_s and others_moved):
                 take |= region
         if not np.any(take):
             return False
@@ -371,6 +376,10 @@ class PipelineConfig:
     hand_region_still_s: float = 1.0
     """A "hand" whose own region has not moved for this long, while the table moves elsewhere, is
     taken into the table there (:meth:`HandCue.take_in_still`)."""
+    hand_remnant_still_s: float = 0.5
+    """The same while another hand region moved since: the place an arm left, the arm now elsewhere
+    (in the demo the near arm's old place, reaching the near edge, was the hand's "tip" while the
+    arm tapped the bar: the tap was missed)."""
     die_changed_frac: float = 0.15
     """A die box must differ from the table as last seen quiet on at least this share of its pixels
     (grey difference above ``die_changed_delta``): a die arrives by a throw, so it is not part of the
@@ -467,7 +476,9 @@ class FramePipeline:
         # while the die was elsewhere (a checker's edge by the spot where a die near the camera went unseen)
         gate = self.config.tracker.gate_px
         near = self.config.tracker.move_hand_px
-        resting = set(self.tracker.followed_dice(resting=True))
+        hidden = self.tracker.hidden_dice()  # (a die lifted at rest under a hand may only have been hidden)
+        followed = [*followed, *hidden]
+        resting = {*self.tracker.followed_dice(resting=True), *hidden}
         far = self.config.rest_claim_px
         cost = [[math.inf if ((d := math.dist(_centre(b), c)) > near and self._static(b)) or (c in resting and d > far)
                  else d for b in boxes] for c in followed]
@@ -572,7 +583,8 @@ class FramePipeline:
         hands = self.hand_cue(grey, self._dice_where, t) if grey is not None else []
         self._t = t
         self._moved_at[motion.mask > 0] = t
-        if hands and grey is not None and self.hand_cue.take_in_still(grey, t - self._moved_at >= self.config.hand_region_still_s):
+        if hands and grey is not None and self.hand_cue.take_in_still(grey, t - self._moved_at, self.config.hand_region_still_s,
+                                                                      self.config.hand_remnant_still_s):
             hands = self.hand_cue(grey, self._dice_where, t)
         if hands:
             self._hand_seen[self.hand_cue.hand_mask > 0] = t
@@ -591,6 +603,7 @@ class FramePipeline:
         board = None
         if tr.wants_recognition and not motion.moving:
             boxes = self.locate_dice(arr, settled=True)
+            self._note_gone(arr, boxes)
             counts: list[int] | None = None
             try:
                 reading = self.recognizer.read_board(arr, self.hand_cue.hand_mask if hands else None, self.motion.scale)

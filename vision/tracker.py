@@ -96,6 +96,11 @@ class TrackerConfig:
     """Largest jump (pixels) a die can make between two sightings and stay the same track."""
     hidden_keep_s: float = 3.0
     """A die unseen this long without a hand over the dice is reported ``lifted``."""
+    back_s: float = 3.0
+    """A die lifted at rest under a hand and seen again at its place, not moving, within this long was
+    only hidden: it is at rest again with its reading (seen in a render: the far arm moving
+    checkers next to the dice had its fingers read at them; the dice were "lifted", then "thrown"
+    when the arm left: a false premature roll)."""
     lost_s: float = 0.25
     """A rolling die unseen this long with no hand over it is lost in flight: it no longer holds a
     place among the dice, and the next die to appear takes its track (in the demo a far player's
@@ -274,6 +279,9 @@ class _DieTrack:
     hand_since_seen: bool = False
     hidden_by_hand: bool = False
     moving: bool = False
+    lifted_at: float = -math.inf
+    at_rest_when_lifted: tuple[F64, int, list[float], list[str], float] | None = None
+    """A die lifted at rest under a hand: its reading and last move, in case it was only hidden."""
 
     def reset_reading(self) -> None:
         self.value_logp = np.zeros(6)
@@ -371,6 +379,8 @@ class Tracker:
         tr = min(live, key=lambda x: math.dist(x.center, centre))
         if math.dist(tr.center, centre) <= 1.0:
             tr.lifted = True
+            tr.lifted_at = self._now
+            tr.at_rest_when_lifted = None  # its spot is bare: it was taken
             tr.reset_reading()
 
     def followed_dice(self, resting: bool = False, holding: bool = False) -> list[tuple[float, float]]:
@@ -379,6 +389,14 @@ class Tracker:
         ``holding``: not those lost in flight (``lost_s``), whose places a new die may take."""
         return [tr.center for tr in self._tracks if not tr.lifted
                 and (not resting or not self._rolling(tr)) and (not holding or not self._lost(tr))]
+
+    def hidden_dice(self) -> list[tuple[float, float]]:
+        """Where dice lifted at rest under a hand within ``back_s`` lay: one seen there again was only
+        hidden (an arm moving checkers next to the dice, its fingers read at them)."""
+        return [tr.center for tr in self._tracks if self._may_be_back(tr)]
+
+    def _may_be_back(self, tr: _DieTrack) -> bool:
+        return tr.lifted and tr.at_rest_when_lifted is not None and self._now - tr.lifted_at <= self.config.back_s
 
     def _rolling(self, tr: _DieTrack) -> bool:
         return tr.moving or self._now - tr.last_move < self.config.still_s
@@ -463,6 +481,16 @@ class Tracker:
         for j, d in enumerate(dice):
             if j in used_d:
                 continue
+            # a die seen again where one was lifted at rest under a hand a moment ago, not moving: it was
+            # hidden, not taken; it keeps its reading and rest time
+            back = [tr for tr in self._tracks if self._may_be_back(tr) and math.dist(tr.center, d.center_px) <= cfg.move_hand_px]
+            if back and not (die_motion is not None and die_motion[j]):
+                tr = min(back, key=lambda x: math.dist(x.center, d.center_px))
+                assert tr.at_rest_when_lifted is not None
+                tr.value_logp, tr.value_n, tr.valid_p, tr.reasons, tr.last_move = tr.at_rest_when_lifted
+                tr.at_rest_when_lifted = None
+                self._sight(tr, d, t, moved=False)
+                continue
             # a die that appears takes the track of a die lost in flight (it is that die, or that track
             # followed no die); a lifted one thrown again keeps its id; it arrives moving
             lost = sorted((tr for tr in self._tracks if self._lost(tr)), key=lambda x: x.last_seen)
@@ -494,6 +522,9 @@ class Tracker:
             if ((tr.hand_since_seen and unseen >= cfg.lift_s) or (tr.hidden_by_hand and gone and unseen >= cfg.lift_s)
                     or unseen >= cfg.hidden_keep_s):
                 tr.lifted = True
+                tr.lifted_at = t
+                tr.at_rest_when_lifted = ((tr.value_logp.copy(), tr.value_n, list(tr.valid_p), list(tr.reasons), tr.last_move)
+                                          if (tr.hand_since_seen or tr.hidden_by_hand) and not self._rolling(tr) else None)
                 tr.reset_reading()
         self._tracks = self._tracks[:4]
 

@@ -227,6 +227,8 @@ class Referee:
         self._touched_turn: set[str] = set()
         self._rest_since: dict[int, float] = {}
         self._judged_roll = False
+        self._thrown_after_game = False
+        """Dice were thrown after the last game ended, before the board was seen set up again."""
         self._dice_hand_t = -math.inf
         """When a hand was last seen over the dice."""
         self._before_throw: TableState | None = None
@@ -785,6 +787,7 @@ class Referee:
             self._opening(s, new_roll)
             return
         if phase is Phase.GAME_OVER:
+            self._thrown_after_game |= new_roll
             return
         mover = self.turn
         if phase is Phase.CUBE_PENDING:
@@ -1697,6 +1700,7 @@ class Referee:
 
     def _game_start(self, frame: int | None) -> None:
         self._flush_doubt()
+        self._thrown_after_game = False
         self._bare_tap = None
         self.position = self._start_position()
         self.phase = Phase.SETUP
@@ -1734,7 +1738,12 @@ class Referee:
         if board != self._start_board:
             return
         if self.phase is Phase.GAME_OVER:
+            thrown = self._thrown_after_game
             self._game_start(s.frame)
+            if thrown and _on_table(s):
+                # the opening roll was thrown while the last checkers were set up (seen only now the
+                # board is quiet): it is judged when the dice have rested as any opening roll
+                self._opening(s, new_roll=True)
         elif self.phase is Phase.CUBE_PENDING and self.match.cube.offered_by is not None:
             # a pass is spoken, not seen: the board set up again while the double waits for its answer
             passer = 1 - int(self.match.cube.offered_by)

@@ -727,6 +727,36 @@ def test_a_board_set_up_again_while_a_double_waits_is_a_pass():
     assert [e.kind.value for e in s.ref.transcript().games[0].entries][-3:] == ["double", "drop", "win"]
 
 
+def test_an_opening_roll_thrown_while_the_board_was_set_up_is_judged():
+    """Seen in the demo: after a pass the players set up the next game with their hands on the board
+    and threw the opening roll as the last checkers went down; the board was seen set up only once
+    quiet, the dice already at rest, and the opening roll was never judged (no game start had been
+    seen, so the throw was ignored). RG19 4.1.2: the opening roll decides who starts."""
+    s = opened()
+    s.double("dark")
+    s.drop("light")
+    s.script.hand(s.player("dark"), "checkers")
+    s.snap()  # setting up, the board not yet in its start position
+    s.opening("dark", 5, 2)  # the opening dice thrown meanwhile
+    s.script.no_hands()
+    s.table.reset()  # the last checkers down: the board seen set up, the dice at rest on it
+    s.snap()
+    s.snap(2.5)
+    assert s.last("OPENING_ROLL").details["dice"] == [5, 2] and s.last("OPENING_ROLL").player == "dark"
+    assert s.codes() == []
+    # near miss: no throw since the game ended, the last dice lying there: no opening roll
+    n = opened()
+    n.roll("dark", 6, 4)
+    n.play("dark", "24/18 18/14")
+    n.end_turn("dark")
+    n.double("light")
+    n.drop("dark")
+    n.table.reset()  # the board set up, the last turn's dice still lying there
+    n.snap()
+    n.snap(2.5)
+    assert "GAME_START" in n.all_codes() and "OPENING_ROLL" not in n.all_codes()[n.all_codes().index("GAME_RESULT"):]
+
+
 def test_the_doubler_is_the_seat_whose_hand_moved_the_cube():
     # vision cannot tell that a hand is over the cube: the only hand on the table moved it (RG19 4.4.4)
     s = opened()

@@ -480,17 +480,40 @@ def test_the_place_an_arm_left_after_being_taken_in_as_table_is_no_hand_once_sti
     cue.settle(cue.small_grey(arm))  # the arm taken in as table
     left = cue.small_grey(table)
     assert [h.side for h in cue(left, [])] == ["near"]  # the place it left
-    still = np.ones(cue.hand_mask.shape, dtype=bool)
-    moved = still.copy()
-    moved[np.nonzero(cue.hand_mask)[0][0], np.nonzero(cue.hand_mask)[1][0]] = False  # one pixel of it moved
-    assert not cue.take_in_still(left, moved)
+    ys, xs = np.nonzero(cue.hand_mask)
+    for_a_while = np.full(cue.hand_mask.shape, 0.7)  # seconds each pixel has not changed
+    assert not cue.take_in_still(left, for_a_while, 1.0, 0.5)  # alone, still for less than 1 s: a hand held still?
+    one_moved = np.full(cue.hand_mask.shape, 2.0)
+    one_moved[ys[0], xs[0]] = 0.0  # one pixel of it moved just now
+    assert not cue.take_in_still(left, one_moved, 1.0, 0.5)
     assert [h.side for h in cue(left, [])] == ["near"]
-    assert cue.take_in_still(left, still)
+    assert cue.take_in_still(left, np.full(cue.hand_mask.shape, 1.0), 1.0, 0.5)
     assert cue(left, []) == []
     # its part beyond the edge went with it (no arm there for a change by the edge to join)
     assert np.count_nonzero(cv2.absdiff(cue.reference, left) > cue.m.config.motion_delta) == 0
     # a real arm coming back is seen
     assert [h.side for h in cue(cue.small_grey(arm_frame(profile, (-12.0, -5.0), "near")), [])] == ["near"]
+
+
+def test_the_place_an_arm_left_is_taken_in_sooner_while_the_arm_moves_elsewhere():
+    """Seen in the demo: the near arm's old place (taken in as table) reached the near edge and
+    became the hand's "tip" while the arm, elsewhere, tapped the bar: the tap was missed. A still
+    region is taken in after 0.5 s when another hand region moved since (after 1 s alone)."""
+    profile, cue, table = _cue_on_a_quiet_table()
+    cue.settle(cue.small_grey(arm_frame(profile, (12.0, -5.0), "near")))  # the arm taken in as table
+    tap = cue.small_grey(arm_frame(profile, (-12.0, -5.0), "near"))  # the arm now elsewhere
+    assert [h.side for h in cue(tap, [])] == ["near"]
+    n, labels = cv2.connectedComponents(cue.hand_mask)
+    assert n == 3  # the arm, and the place it left
+    old_place = cv2.dilate(np.asarray(labels == labels[np.nonzero(cue.hand_mask)][np.argmax(np.nonzero(cue.hand_mask)[1])], np.uint8), np.ones((5, 5), np.uint8)) > 0
+    still_for = np.where(old_place, 0.6, 0.0)  # the old place still for 0.6 s, the arm moving
+    assert cue.take_in_still(tap, still_for, 1.0, 0.5)
+    cue(tap, [])
+    assert cv2.connectedComponents(cue.hand_mask)[0] == 2 and not np.any(cue.hand_mask[old_place])  # only the arm is left
+    profile, cue, table = _cue_on_a_quiet_table()
+    cue.settle(cue.small_grey(arm_frame(profile, (12.0, -5.0), "near")))
+    cue(tap, [])
+    assert not cue.take_in_still(tap, np.full(cue.hand_mask.shape, 0.6), 1.0, 0.5)  # both still 0.6 s: wait
 
 
 def test_a_small_change_away_from_the_edges_is_not_a_hand():
@@ -673,6 +696,26 @@ def test_a_followed_die_whose_spot_shows_the_bare_table_again_was_taken():
     pipe._note_gone(with_die, [])  # not located this frame, but it is still there
     assert pipe.tracker.followed_dice() == [(708.0, 338.0)]
     pipe._note_gone(table, [])  # its spot is bare again
+    assert pipe.tracker.followed_dice() == []
+
+
+def test_a_die_gone_from_a_quiet_table_is_taken_at_the_next_recognition():
+    """Seen in the demo: a die followed at rest where the table was bare (a checker's edge the
+    locator fired at now and then) held one of the two places, and the throw's second die lay
+    unread until it became part of the quiet table. The bare-spot check runs at each full
+    recognition too, not only while the table moves."""
+    from server.pipeline import FramePipeline
+    from vision.observation import DieObservation
+
+    profile = load_profile(CAMERA)
+    pipe = FramePipeline(profile)
+    table = np.full((720, 1280, 3), 90, np.uint8)
+    pipe.process(table, 0, 0.0)  # the table as first seen
+    pipe.tracker.update(1, 0.1, dice=[DieObservation(np.eye(6)[2], (708.0, 338.0))])
+    pipe.tracker.update(2, 0.6, dice=[DieObservation(np.eye(6)[2], (708.0, 338.0))])  # at rest
+    assert pipe.tracker.followed_dice() == [(708.0, 338.0)]
+    recognized = [pipe.process(table, k, 0.6 + k / 10).recognized for k in range(3, 8)]
+    assert any(recognized)  # nothing moves: the frames are recognised
     assert pipe.tracker.followed_dice() == []
 
 

@@ -644,3 +644,35 @@ def test_a_die_lost_in_flight_gives_its_place_and_track_to_the_next_die() -> Non
     t2.update(2, 0.2, dice=[], hands=[HandObservation("near", "board", True)])
     t2.update(3, 0.5, dice=[], hands=[HandObservation("near", "board", True)])
     assert len(t2.followed_dice(holding=True)) == 1
+
+
+def test_a_die_lifted_at_rest_under_a_hand_and_seen_again_at_its_place_was_only_hidden() -> None:
+    """Seen in a render: the far arm moving checkers next to the dice had its fingers read at them;
+    the dice were lifted, and "thrown" when the arm left (a false premature roll). A die seen again
+    at its place within ``back_s``, not moving, is at rest again with its reading; one seen elsewhere,
+    or moving, or after ``back_s``, is a new throw."""
+    board = TableObservation.from_counts([0] * 24, [0] * 24)
+    die = DieObservation(np.eye(6)[4], (500.0, 300.0))
+
+    def lifted_by_a_hand() -> Tracker:
+        t = Tracker(TrackerConfig())
+        for k in range(30):
+            t.update(k, k / 10, dice=[die], board=board, hands=[])
+        at_dice = [HandObservation("far", "dice", True)]
+        out = [s for k in range(30, 34) for s in t.update(k, k / 10, dice=[], hands=at_dice)]
+        assert out and out[-1]["dice"][0]["state"] == "lifted"
+        return t
+
+    t = lifted_by_a_hand()
+    out = t.update(40, 4.0, dice=[DieObservation(np.eye(6)[4], (503.0, 302.0))], hands=[])
+    assert out and out[-1]["dice"][0]["state"] == "at_rest" and out[-1]["dice"][0]["value"] == 5
+    assert out[-1]["dice"][0]["rest_s"] >= 2.0  # its rest time runs on from before
+    t = lifted_by_a_hand()
+    out = t.update(40, 4.0, dice=[DieObservation(np.eye(6)[4], (560.0, 300.0))], hands=[])
+    assert out and out[-1]["dice"][0]["state"] == "rolling"  # elsewhere: thrown again
+    t = lifted_by_a_hand()
+    out = t.update(40, 4.0, dice=[DieObservation(np.eye(6)[4], (503.0, 302.0))], hands=[], die_motion=[True])
+    assert out and out[-1]["dice"][0]["state"] == "rolling"  # moving at its place: thrown again
+    t = lifted_by_a_hand()
+    out = t.update(80, 8.0, dice=[DieObservation(np.eye(6)[4], (503.0, 302.0))], hands=[])
+    assert out and out[-1]["dice"][0]["state"] == "rolling"  # long after: a new throw

@@ -173,11 +173,13 @@ class DiceLocator:
         return out[0, 0], out[0, 1:5]
 
     def locate(self, image: U8, scales: Sequence[float] | None = None,
-               roi: tuple[int, int, int, int] | None = None, enough: int | None = None) -> LocatedDice:
+               roi: tuple[int, int, int, int] | None = None, enough: int | None = None,
+               threshold: float | None = None) -> LocatedDice:
         """Boxes of the dice in a BGR frame, highest score first, from one look per scale (default
         :attr:`scales`) merged. ``roi`` (pixels ``x0, y0, x1, y1``): look only there (the board and
         its surroundings; boxes are still in frame pixels). ``enough``: no further look once this
-        many boxes score at least :data:`SURE_SCORE` (the dice of a throw found plainly)."""
+        many boxes score at least :data:`SURE_SCORE` (the dice of a throw found plainly).
+        ``threshold``: the least score kept (default :attr:`threshold`)."""
         looks = self.scales if scales is None else tuple(scales)
         if not looks:
             raise ValueError("the dice locator needs at least one scale to look at")
@@ -193,7 +195,7 @@ class DiceLocator:
         sure = 0
         for sc in looks:
             heat, reg = self.heatmaps(image, sc)
-            b, s = decode(heat, reg, self.threshold, STRIDE / (INPUT_SCALE * sc), self.max_dice)
+            b, s = decode(heat, reg, self.threshold if threshold is None else threshold, STRIDE / (INPUT_SCALE * sc), self.max_dice)
             all_boxes.append(b)
             all_scores.append(s)
             sure += int((s >= SURE_SCORE).sum())

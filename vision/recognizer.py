@@ -20,6 +20,7 @@ the dice locator, :class:`vision.dice.DieReader` (values; the calibrated-frame m
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -141,6 +142,18 @@ class FrameRecognizer:
             if abs(x) <= x_max and abs(y) <= y_max:
                 out.append(b)
         return out
+
+    def look_again(self, image: U8, centre: tuple[float, float], radius: float, threshold: float) -> list[Box]:
+        """Boxes of dice within ``radius`` pixels of ``centre`` that score at least ``threshold`` (below
+        the locator's own), highest score first: a second look where a followed die was not found."""
+        arr = self._check(image)
+        h, w = arr.shape[:2]
+        roi = (max(0, int(centre[0] - radius)), max(0, int(centre[1] - radius)),
+               min(w, int(centre[0] + radius)), min(h, int(centre[1] + radius)))
+        if roi[2] - roi[0] < 16 or roi[3] - roi[1] < 16:
+            return []
+        found = self.locator.locate(arr, scales=(1.0,), roi=roi, threshold=threshold)
+        return [b for b in found.as_list() if math.dist(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), centre) <= radius]
 
     def _near_board_extent(self) -> tuple[float, float]:
         """Half width and half depth (cm, board frame) of the region a located die is reported in: the

@@ -221,6 +221,9 @@ class Referee:
         self._bare_tap: tuple[int, float] | None = None
         """A bar tap before any roll (frame, time), judged a pass without rolling only once the hand
         has left and :data:`BARE_TAP_WAIT_S` has passed without a cube action or a roll."""
+        self._held_tap: int | None = None
+        """The frame a hand of the mover came to the bar while he may still have been entering
+        (:meth:`_entering`): a tap if it leaves from there and the table then shows the play complete."""
         self.bound_double = False
         self._prev: TableState | None = None
         self._latched: set[str] = set()
@@ -809,6 +812,9 @@ class Referee:
                     return
             else:
                 return
+        if phase is Phase.MOVING and self._tap_held_back(s, prev, mover):
+            self._judge_turn(s)
+            phase, mover = self.phase, self.turn
         if phase is Phase.MOVING:
             # the opponent's dice rolling in his right half where none rolled before: his throw, even if
             # one of the mover's dice flickered to rolling a moment ago (vision)
@@ -901,6 +907,34 @@ class Referee:
             before = self._roll_dice(prev, mover)
             if before and self._lifted(s) > self._lifted(prev) and not self._hand(s, seat.other, HandOver.DICE):
                 return True
+        return False
+
+    def _tap_held_back(self, s: TableState, prev: TableState | None, mover: int) -> bool:
+        """A hand of the mover's that came to the bar while he may still have been entering (so no
+        tap then, :meth:`_entering`) and left from there, over nothing else, was the end-of-turn tap
+        when the table it leaves shows no more on his bar than the roll must leave (the reading under
+        the hand is a guess; the entry and the last checker's move came before the hand reached the
+        bar, and the opponent's grab after it is no premature action). A hand that goes on from the
+        bar to the board was taking a checker there. True when the tap is confirmed (the turn ends)."""
+        if self.end_signal is not EndSignal.BAR_TAP or prev is None:
+            return False
+        seat = self._seat(mover)
+        mine = [h for h in s.hands if h.side is seat]
+        if self._held_tap is None:
+            if (self._hand(s, seat, HandOver.BAR) and not self._hand(prev, seat, HandOver.BAR)
+                    and self._entering(s, mover, prev)):
+                self._held_tap = s.frame
+            return False
+        if any(h.over is not HandOver.BAR for h in mine):
+            self._held_tap = None
+            return False
+        if mine:
+            return False
+        if not self._entering(s, mover):
+            self._held_tap = None
+            return True
+        if s.is_plain:
+            self._held_tap = None  # a checker still on his bar: no tap after all (or an incomplete play)
         return False
 
     def _possible_off(self, colour_index: int) -> int:
@@ -1383,6 +1417,7 @@ class Referee:
 
     def _next_turn(self, player: int) -> None:
         self._bare_tap = None
+        self._held_tap = None
         self.turn = player
         self.position = self.position.with_turn(player)
         self.phase = Phase.PRE_ROLL
@@ -1702,6 +1737,7 @@ class Referee:
         self._flush_doubt()
         self._thrown_after_game = False
         self._bare_tap = None
+        self._held_tap = None
         self.position = self._start_position()
         self.phase = Phase.SETUP
         self.dice = None

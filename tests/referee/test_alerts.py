@@ -1076,6 +1076,58 @@ def test_a_reach_to_the_bar_is_a_tap_only_when_the_bar_is_empty_or_the_play_comp
         assert judged == ["ILLEGAL_MOVE"]  # half a play: the turn is judged, and illegal
 
 
+@pytest.mark.parametrize("leaves_to", ["away", "board"])
+def test_a_tap_taken_for_an_entry_under_the_hand_is_the_tap_once_the_hand_leaves_the_bar(leaves_to):
+    """Vision reads the board under the hand that taps the bar as it was before the hand came (the
+    seed-301 and seed-304 renders: bar/20 6/2 and bar/20* 4/2, the 2 and the 4 point hidden by the
+    arm): at the tap the play looks incomplete and the hand could be taking the checker on the bar,
+    so no tap then (RG19 4.1.7.2). When the hand leaves from the bar and the table shows the play
+    complete, it was the tap: the opponent's throw after it is no premature roll (RG19 4.1.7, A4.1).
+    Near miss: a hand that goes on from the bar over the board was taking a checker there; the tap it
+    could have been is found at the opponent's throw, a premature roll as before."""
+    from rules.referee import TableState
+
+    s = Scenario(end_signal=EndSignal.BAR_TAP)
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.end_turn("light")
+    turn(s, "dark", (6, 4), "24/18 13/9")
+    turn(s, "light", (6, 1), "13/7* 8/7")  # dark's blot goes to the bar
+    s.roll("dark", 4, 3)
+    s.play("dark", "bar/21 13/10")
+    dark = s.player("dark")
+
+    def seen(over: str | None, stale: bool) -> None:
+        me = s.table.boards[dark]
+        if stale:  # the 13/10 under the arm still read as before it
+            me[10] -= 1
+            me[13] += 1
+        if over is None:
+            s.script.no_hands()
+        else:
+            s.script.hand(dark, over)
+        rec = s.script.snap(0.2).record
+        if stale:
+            me[10] += 1
+            me[13] -= 1
+            for p in rec["points"]:
+                p["confidence"] = 0.99
+            rec["bar"] = {"light": 0, "dark": 0, "dark_p": [0.72, 0.28]}
+        s.alerts += s.ref.feed(TableState.from_json(rec))
+
+    before = len(s.all_codes())
+    seen("board", stale=True)  # the arm comes in
+    seen("bar", stale=True)    # on the bar: entering or tapping, the reading cannot tell
+    assert "END_OF_TURN" not in s.all_codes()[before:]
+    if leaves_to == "board":
+        seen("board", stale=True)  # on from the bar: it took a checker there
+    seen(None, stale=False)  # gone: the table clear, the play complete
+    ended = "END_OF_TURN" in s.all_codes()[before:]
+    assert ended is (leaves_to == "away")
+    s.roll("light", 5, 2)
+    assert s.codes() == ([] if leaves_to == "away" else ["FAST_GRAB", "FAST_ROLL"])
+
+
 # ---------------------------------------------------------------- corrections and monitor decisions
 def _illegal_opening() -> Scenario:
     s = Scenario()

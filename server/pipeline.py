@@ -154,8 +154,9 @@ class HandCue:
     perspective, does not reach. What the hand is
     over is read at its tip (the changed pixels farthest from its seat's edge): ``dice`` when the tip
     is within one die side of a die the pipeline follows (an arm that reaches over the dice to move
-    checkers beyond them is over the ``board``: it hides the dice without taking them), ``bar`` when
-    the tip is on the bar (a bar tap ends a turn, RG19 4.2.3), else ``board``.
+    checkers beyond them is over the ``board``: it hides the dice without taking them), unless the
+    tip is all on the bar and leaves that die uncovered (a tap beside dice resting by the bar),
+    ``bar`` when the tip is on the bar (a bar tap ends a turn, RG19 4.2.3), else ``board``.
     """
 
     def __init__(self, motion: MotionDetector, profile: CalibrationProfile | None = None, min_frac: float = 0.012,
@@ -164,6 +165,8 @@ class HandCue:
         self.join_gap_px = join_gap_px
         """A region crossing no edge joins an arm at most this far from it (frame pixels)."""
         self.bar_hold_s = bar_hold_s
+        self.bar_tip_share = 0.9
+        """A tip with this share of its pixels on the bar, beside a die it does not cover, is on the bar."""
         """How long a tip must stay on the bar to be a tap (RG19 4.2.3), not a checker carried across."""
         self._bar_since: dict[str, float] = {}
         self.min_frac = min_frac
@@ -197,12 +200,20 @@ class HandCue:
         tip = dist >= np.percentile(dist, 97)
         tx, ty = xs[tip], ys[tip]
         sc = self.m.scale
+        on_bar = float(np.mean(self.bar_mask[ty, tx] > 0)) if self.bar_mask is not None else 0.0
+        h, w = blob.shape[:2]
         for x0, y0, x1, y1 in dice_boxes:  # the fingers are at a die it is taking; an arm reaching over
             pad = max(x1 - x0, y1 - y0)  # the dice to move checkers has its tip beyond them
             near = (tx >= (x0 - pad) * sc) & (tx <= (x1 + pad) * sc) & (ty >= (y0 - pad) * sc) & (ty <= (y1 + pad) * sc)
-            if bool(np.any(near)):
-                return "dice"
-        if self.bar_mask is not None and float(np.mean(self.bar_mask[ty, tx] > 0)) >= 0.5:
+            if not bool(np.any(near)):
+                continue
+            # a tip all on the bar beside a die it leaves uncovered is tapping the bar next to the
+            # dice (the demo and seed 301: the turn's end missed, the opponent's grab called premature)
+            cx, cy = min(w - 1, max(0, int((x0 + x1) / 2 * sc))), min(h - 1, max(0, int((y0 + y1) / 2 * sc)))
+            if on_bar >= self.bar_tip_share and not blob[cy, cx]:
+                continue
+            return "dice"
+        if on_bar >= 0.5:
             return "bar"
         return "board"
 
@@ -385,6 +396,10 @@ class PipelineConfig:
     (grey difference above ``die_changed_delta``): a die arrives by a throw, so it is not part of the
     quiet table; checker edges and the cube, which the locator can mistake for dice, are (0: off)."""
     die_changed_delta: int = 30
+    die_gone_frac: float = 0.4
+    """A followed die at rest that the locator no longer finds, with no hand next to it, is gone when
+    its spot differs from how the die looked there at the last recognition (grey difference above
+    ``die_changed_delta``) on at least this share of its pixels."""
     hand_memory_s: float = 0.5
     """No new die where a hand was within this many seconds: a hand puts checkers and the cube down,
     while thrown dice land away from it."""
@@ -434,6 +449,10 @@ class FramePipeline:
         self.times = times or StageTimes()
         self._die_px = die_px_range(profile)
         self._background: U8 | None = None
+        self._die_looks: list[tuple[tuple[float, float], U8]] = []
+        """Each followed die at rest as last found at a recognition: its centre and the pixels of its
+        spot. A spot that no longer looks like its die shows it taken, when the copy of the quiet table
+        there is stale (a checker moved away just before the die landed on its place)."""
         self._boxes: list[Box] = []
         self._located: list[Box] = []
         """Every box the locator gave in the last look, before the filters."""
@@ -632,6 +651,8 @@ class FramePipeline:
         if tr.wants_recognition and not motion.moving:
             boxes = self.locate_dice(arr, settled=True)
             self._note_gone(arr, boxes)
+            if not hands:
+                self._note_looks(arr, boxes)
             counts: list[int] | None = None
             try:
                 reading = self.recognizer.read_board(arr, self.hand_cue.hand_mask if hands else None, self.motion.scale)
@@ -671,10 +692,39 @@ class FramePipeline:
         return FrameResult(frame_id, t, states, recognition is not None, motion.moving, hands, list(self._boxes),
                            timings, recognition)
 
+    def _die_spot(self, c: tuple[float, float]) -> tuple[int, int, int, int]:
+        """The pixels (x0, y0, x1, y1) of a die's spot: a mean die side around its centre."""
+        side = sum(self._die_px) / 2
+        return (max(0, int(c[0] - side / 2)), max(0, int(c[1] - side / 2)),
+                max(0, int(math.ceil(c[0] + side / 2))), max(0, int(math.ceil(c[1] + side / 2))))
+
+    def _note_looks(self, image: U8, boxes: Sequence[Box]) -> None:
+        """Keep how each followed die at rest that the locator found at this recognition looks."""
+        side = sum(self._die_px) / 2
+        looks = []
+        for c in self.tracker.followed_dice(resting=True):
+            if any(math.dist(_centre(b), c) <= side / 2 for b in boxes):
+                x0, y0, x1, y1 = self._die_spot(c)
+                looks.append((c, np.asarray(image[y0:y1, x0:x1], dtype=np.uint8).copy()))
+            else:
+                looks += [(c, look) for k, look in self._die_looks if math.dist(k, c) <= side / 2][:1]
+        self._die_looks = looks
+
+    def _unlike_its_die(self, image: U8, c: tuple[float, float]) -> bool:
+        """The spot of a followed die differs from how the die looked there on most of its pixels."""
+        side = sum(self._die_px) / 2
+        x0, y0, x1, y1 = self._die_spot(c)
+        for k, look in self._die_looks:
+            if math.dist(k, c) <= side / 2 and look.shape == image[y0:y1, x0:x1].shape and look.size:
+                diff = np.abs(np.asarray(image[y0:y1, x0:x1], dtype=np.int16) - look.astype(np.int16)).max(axis=2)
+                return float(np.mean(diff > self.config.die_changed_delta)) >= self.config.die_gone_frac
+        return False
+
     def _note_gone(self, image: U8, boxes: Sequence[Box]) -> None:
         """Followed dice at rest not found this frame whose spot shows the bare table again (the copy
-        kept from before they arrived) were taken: a hand from the far seat can be too small to be
-        seen. (A rolling die has left the spot it was last seen at: it is not gone.)"""
+        kept from before they arrived), or no longer looks like the die on most of it, were taken: a
+        hand from the far seat can be too small to be seen. (A rolling die has left the spot it was
+        last seen at: it is not gone.)"""
         if self._background is None:
             return
         side = sum(self._die_px) / 2
@@ -682,7 +732,7 @@ class FramePipeline:
             spot: Box = (c[0] - side / 2, c[1] - side / 2, c[0] + side / 2, c[1] + side / 2)
             if any(math.dist(_centre(b), c) <= side for b in boxes) or self._hand_next_to(spot):
                 continue
-            if not self._differs_from_table(image, spot, frac=0.05):
+            if not self._differs_from_table(image, spot, frac=0.05) or self._unlike_its_die(image, c):
                 self.tracker.mark_gone(c)
 
     def _hand_next_to(self, box: Box) -> bool:

@@ -697,6 +697,26 @@ def test_a_hand_is_over_the_dice_only_when_its_tip_is_at_them(die_cm, over):
     assert [(h.side, h.over) for h in hands] == [("near", over)]
 
 
+@pytest.mark.parametrize("die_cm, covered, over", [
+    ((-2.8, 6.5), False, "bar"),   # beside the tip, uncovered: a tap next to the dice
+    ((-2.8, 6.5), True, "dice"),   # the fingers over it: taking it
+    ((-10.0, 7.0), False, "bar"),  # out of the tip's reach: a tap as ever
+])
+def test_a_tip_on_the_bar_beside_a_die_it_leaves_uncovered_is_a_tap(die_cm, covered, over):
+    """Seen in the demo and the seed-301 render: the far player tapped the bar beside his dice,
+    resting by it; his fingertips came within a die's side of one and the tap was read as a hand
+    taking the dice (the turn's end missed, the opponent's grab called premature). A tip all on the
+    bar is a tap unless it covers the die."""
+    profile, cue, table = _cue_on_a_quiet_table()
+    (cx, cy), = profile.project(np.array([[die_cm[0], die_cm[1], 0.0]]))
+    die = (cx - 8.0, cy - 8.0, cx + 8.0, cy + 8.0)
+    img = arm_frame(profile, (0.0, 6.0), "far")  # the fingertips on the bar, 1.5 cm either side of its middle
+    if covered:
+        cv2.rectangle(img, (int(cx - 10), int(cy - 10)), (int(cx + 10), int(cy + 10)), (220, 200, 190), -1)
+    hands = cue(cue.small_grey(img), [die])
+    assert [(h.side, h.over) for h in hands] == [("far", over)]
+
+
 def test_a_bar_tap_is_a_tip_that_stays_on_the_bar_not_a_checker_carried_across():
     """RG19 4.2.3: a tap on the bar ends the turn. A hand carrying a checker from one half to the
     other passes over the bar for a moment; only a tip that stays there bar_hold_s (0.3 s) is a tap."""
@@ -751,6 +771,35 @@ def test_a_followed_die_whose_spot_shows_the_bare_table_again_was_taken():
     pipe._note_gone(with_die, [])  # not located this frame, but it is still there
     assert pipe.tracker.followed_dice() == [(708.0, 338.0)]
     pipe._note_gone(table, [])  # its spot is bare again
+    assert pipe.tracker.followed_dice() == []
+
+
+def test_a_die_whose_spot_no_longer_looks_like_it_was_taken_even_where_the_quiet_table_is_stale():
+    """The demo: a checker moved away and a die landed on its place before a quiet recognition
+    without hands took the bare point into the copy of the table; when the far hand took the die,
+    unseen, its spot differed from that stale copy (the checker) and the die was followed at rest
+    for seconds, holding a place the next throw's die needed. A spot that no longer looks like the
+    die found there at the last recognition shows it taken; one that still does, not."""
+    from server.pipeline import FramePipeline
+    from vision.observation import DieObservation
+
+    profile = load_profile(CAMERA)
+    pipe = FramePipeline(profile, recognizer=_FixedLocator([]))  # type: ignore[arg-type]
+    table = np.full((720, 1280, 3), 90, np.uint8)
+    stale = table.copy()
+    cv2.circle(stale, (708, 338), 30, (235, 235, 235), -1)  # the checker that was there
+    pipe._background = stale
+    side = sum(pipe._die_px) / 2
+    box = (708 - side / 2, 338 - side / 2, 708 + side / 2, 338 + side / 2)
+    with_die = table.copy()
+    cv2.rectangle(with_die, (int(box[0]), int(box[1])), (int(box[2]), int(box[3])), (200, 60, 40), -1)
+    cv2.circle(with_die, (708, 338), 2, (255, 255, 255), -1)  # a pip
+    pipe.tracker.update(0, 0.0, dice=[DieObservation(np.eye(6)[0], (708.0, 338.0))])
+    pipe.tracker.update(1, 0.5, dice=[DieObservation(np.eye(6)[0], (708.0, 338.0))])  # at rest
+    pipe._note_looks(with_die, [box])  # found at a recognition: its look is kept
+    pipe._note_gone(with_die, [])  # not located this frame, but it still looks like the die
+    assert pipe.tracker.followed_dice() == [(708.0, 338.0)]
+    pipe._note_gone(table, [])  # bare table: unlike the die (and unlike the stale copy too)
     assert pipe.tracker.followed_dice() == []
 
 

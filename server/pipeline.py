@@ -165,9 +165,9 @@ class HandCue:
         self.join_gap_px = join_gap_px
         """A region crossing no edge joins an arm at most this far from it (frame pixels)."""
         self.bar_hold_s = bar_hold_s
+        """How long a tip must stay on the bar to be a tap (RG19 4.2.3), not a checker carried across."""
         self.bar_tip_share = 0.9
         """A tip with this share of its pixels on the bar, beside a die it does not cover, is on the bar."""
-        """How long a tip must stay on the bar to be a tap (RG19 4.2.3), not a checker carried across."""
         self._bar_since: dict[str, float] = {}
         self.min_frac = min_frac
         """Smallest hand region, as a share of the board (a hand from the far seat looks small)."""
@@ -307,7 +307,9 @@ class HandCue:
         # a region that crosses no seat's edge belongs to the nearest arm within ``join_gap_px`` (a
         # palm cut off from its forearm); farther away it is no part of a hand (checkers moved since
         # the quiet table, which would otherwise become the hand's "tip" and hide a bar tap); with no
-        # arm in sight (the edge out of the picture) the edge band decides as before
+        # arm in sight the edge band decides only where the picture ends at that edge (where it shows
+        # what lies beyond, a region that does not continue there is no arm: seed 307's hit blot, gone
+        # from its place by the near rail, read as a near hand over the dice, a false FAST_GRAB)
         gap = max(1, int(round(self.join_gap_px * m.scale)))
         reach_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * gap + 1, 2 * gap + 1))
         arm_reach = {k: cv2.dilate(v, reach_k) for k, v in arms.items()}
@@ -319,7 +321,7 @@ class HandCue:
                     centre = np.array([xs.mean(), ys.mean()])
                     near_arms = [k for k in arm_reach if touching[k] > 0]
                     join(min(near_arms, key=lambda k: float(np.min(np.hypot(*(np.nonzero(arms[k])[::-1] - centre[:, None]))))), blob)
-            elif band_side is not None:
+            elif band_side is not None and not (seen_near if band_side == "near" else seen_far):
                 join(band_side, blob)
         out: list[HandObservation] = []
         sides: tuple[Side, Side] = ("near", "far")
@@ -655,7 +657,8 @@ class FramePipeline:
                 self._note_looks(arr, boxes)
             counts: list[int] | None = None
             try:
-                reading = self.recognizer.read_board(arr, self.hand_cue.hand_mask if hands else None, self.motion.scale)
+                reading = self.recognizer.read_board(arr, self.hand_cue.hand_mask if hands else None, self.motion.scale,
+                                                     tr.settled_points if hands else None)
                 counts = [a + b for a, b in reading.point_counts()]
                 seen = [b for b in boxes if not self._hand_next_to(b)]  # half-hidden by a hand: not read
                 found, verdicts = self.recognizer.read_dice(arr, seen, counts, None, timings)

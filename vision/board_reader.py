@@ -157,18 +157,21 @@ class BoardReader:
         return self._strip_tf, self._window_tf
 
     def read(self, image: U8, profile: CalibrationProfile, hand_mask: U8 | None = None,
-             mask_scale: float = 1.0) -> BoardReading:
+             mask_scale: float = 1.0, known: Sequence[tuple[int, int]] | None = None) -> BoardReading:
         """Read one BGR frame (as ``cv2.imread`` gives) of the camera ``profile`` describes.
 
         ``hand_mask`` (0/255 at ``mask_scale`` of the frame's size): where hands are over the table;
-        the strips they may hide are read as unknown (:attr:`BoardReading.hidden`)."""
+        the strips they may hide are read as unknown (:attr:`BoardReading.hidden`). ``known``: the
+        (light, dark) counts of points 1..24 last settled (the tracker's), whose places a hand may
+        hide as well as those of the checkers read (:func:`vision.checkers.hidden_strips`)."""
         arr = colour_frame(image, profile.image_size)
         strip_tf, window_tf = self._transforms(profile)
         counts = self.checkers.count_strips(checkers.cut_strips(arr, strip_tf))
         hidden: tuple[int, ...] = ()
         if hand_mask is not None and np.any(hand_mask):
             cover = checkers.strip_cover(hand_mask, mask_scale, strip_tf)
-            hidden = checkers.hidden_strips(cover, counts.likeliest(), profile.dims)
+            prior = None if known is None else np.asarray(known, dtype=np.int64).reshape(-1, 2)
+            hidden = checkers.hidden_strips(cover, counts.likeliest(), profile.dims, prior)
             if hidden:
                 lp, dp = counts.light_p.copy(), counts.dark_p.copy()
                 lp[list(hidden)] = dp[list(hidden)] = 1.0 / COUNTS

@@ -151,9 +151,10 @@ def cut_strips(image: U8, transforms: list[F64]) -> U8:
 
 COVER_W, COVER_H = STRIP_W // 2, STRIP_H // 2
 """Size of a strip's hand-cover map (:func:`strip_cover`)."""
-HIDDEN_SLOT_COVER = 0.5
+HIDDEN_SLOT_COVER = 0.4
 """A checker's place on a point (one checker diameter of the point's column, from the rail) this
-much covered by a hand is hidden."""
+much covered by a hand is hidden (seed 304: a stack whose checkers' places were 0.29-0.49 covered,
+its left half under a palm, read 7 for 5; 0.5 until session 9)."""
 HIDDEN_AREA_COVER = 0.25
 """A bar or tray half this much covered by a hand is hidden (checkers there can lie anywhere)."""
 
@@ -174,13 +175,16 @@ def strip_cover(hand_mask: U8, mask_scale: float, transforms: list[F64]) -> F32:
     return out
 
 
-def hidden_strips(cover: F32, counts: npt.NDArray[np.int64], dims: BoardDimensions) -> tuple[int, ...]:
+def hidden_strips(cover: F32, counts: npt.NDArray[np.int64], dims: BoardDimensions,
+                  known: npt.NDArray[np.int64] | None = None) -> tuple[int, ...]:
     """Indices (:data:`STRIP_NAMES` order) of the strips whose checkers a hand may hide.
 
     A point is hidden when one of the places its checkers take, from the rail, is at least
     :data:`HIDDEN_SLOT_COVER` covered: the places of the checkers read there (``counts``: ``N x 2``,
-    the larger colour, at most five: taller stacks fold onto the first layer) and the next one (where
-    a checker set down would go). A bar or tray half is hidden when its area is at least
+    the larger colour, at most five: taller stacks fold onto the first layer) or known to be there
+    (``known``: ``N x 2`` or only the 24 points, the counts last settled; a palm over a stack makes it
+    read short: seed 304 read two checkers under a palm as none) and the next one (where a checker
+    set down would go). A bar or tray half is hidden when its area is at least
     :data:`HIDDEN_AREA_COVER` covered. Only the middle of a strip's width is the place itself."""
     length = 1.0 + RAIL_MARGIN + MID_MARGIN  # strip height in half playing depths
     rail = RAIL_MARGIN / length * COVER_H
@@ -194,7 +198,10 @@ def hidden_strips(cover: F32, counts: npt.NDArray[np.int64], dims: BoardDimensio
             if float(core[int(rail):int(np.ceil(mid))].mean()) >= HIDDEN_AREA_COVER:
                 out.append(i)
             continue
-        n = min(int(max(counts[i])), 4)
+        n = int(max(counts[i]))
+        if known is not None and i < len(known):
+            n = max(n, int(max(known[i])))
+        n = min(n, 4)
         for k in range(n + 1):
             a, b = int(rail + k * slot), int(np.ceil(min(rail + (k + 1) * slot, mid)))
             if b > a and float(core[a:b].mean()) >= HIDDEN_SLOT_COVER:

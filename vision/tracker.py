@@ -370,6 +370,13 @@ class Tracker:
         hand_due = self._now - self._last_recognition_t >= self.config.hand_refresh_s
         return (quiet and (self._dirty or pending or due)) or (bool(self._hands) and hand_due)
 
+    @property
+    def settled_points(self) -> list[tuple[int, int]] | None:
+        """The (light, dark) counts of points 1..24 of the settled map, None before one settled."""
+        if self._settled_map is None:
+            return None
+        return list(zip(self._settled_map[0], self._settled_map[1], strict=True))
+
     def mark_gone(self, centre: tuple[float, float]) -> None:
         """The followed die nearest ``centre`` is gone (its spot shows the bare table again): it was
         taken, by a hand the hand detector may not have seen. It is ``lifted`` from this frame on."""

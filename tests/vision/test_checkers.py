@@ -247,3 +247,40 @@ def test_a_hand_over_a_point_hides_it_and_only_where_its_checkers_lie(board_view
     assert "p6" in {STRIP_NAMES[i] for i in hidden_strips(strip_cover(tip, scale, tf), counts, dims)}
     # no hand, nothing hidden
     assert hidden_strips(strip_cover(np.zeros_like(mask), scale, tf), counts, dims) == ()
+
+
+def test_a_palm_over_a_stack_read_short_hides_it_by_the_counts_known_there(board_view) -> None:
+    """Seed 304: a far arm tapping the bar laid its palm over the second checker of a two-stack next
+    to the bar; the stack read 0, only the (uncovered) first place was looked at, and the point was
+    taken as seen empty. The counts last settled there name the places to look at as well."""
+    prof = _profile(board_view)
+    dims, scale = prof.dims, 0.125
+    tf = strip_transforms(prof)
+    x0, x1, y0, y1 = point_rect(dims, 6)
+    d = dims.checker_diameter
+    read = np.zeros((N_STRIPS, 2), np.int64)  # the frame reads p6 empty
+    palm = strip_cover(_hand_over(prof, board_view, (x0 - 0.5, x1 + 0.5, y0 + 1.1 * d, y0 + 2 * d), scale), scale, tf)
+    assert "p6" not in {STRIP_NAMES[i] for i in hidden_strips(palm, read, dims)}
+    known = np.zeros((24, 2), np.int64)
+    known[5] = (0, 2)
+    assert "p6" in {STRIP_NAMES[i] for i in hidden_strips(palm, read, dims, known)}
+    known[5] = (0, 1)  # near miss: one checker known there, its place and the next one's (covered)
+    assert "p6" in {STRIP_NAMES[i] for i in hidden_strips(palm, read, dims, known)}
+    known[5] = (0, 0)
+    assert "p6" not in {STRIP_NAMES[i] for i in hidden_strips(palm, read, dims, known)}
+
+
+def test_a_hand_over_part_of_a_stack_s_width_hides_it(board_view) -> None:
+    """Seed 304: a palm over the left side of a five-stack (its places 0.29-0.49 covered) read 7 for 5."""
+    prof = _profile(board_view)
+    dims, scale = prof.dims, 0.125
+    tf = strip_transforms(prof)
+    x0, x1, y0, y1 = point_rect(dims, 6)
+    d = dims.checker_diameter
+    counts = np.zeros((N_STRIPS, 2), np.int64)
+    counts[5] = (0, 5)
+    half = strip_cover(_hand_over(prof, board_view, (x0 - 0.5, x0 + 0.36 * (x1 - x0), y0, y0 + 5 * d), scale), scale, tf)
+    assert "p6" in {STRIP_NAMES[i] for i in hidden_strips(half, counts, dims)}
+    # near miss: a little less of the stack covered (its places at most 0.38)
+    edge = strip_cover(_hand_over(prof, board_view, (x0 - 0.5, x0 + 0.3 * (x1 - x0), y0, y0 + 5 * d), scale), scale, tf)
+    assert "p6" not in {STRIP_NAMES[i] for i in hidden_strips(edge, counts, dims)}

@@ -168,6 +168,10 @@ class HandCue:
         """How long a tip must stay on the bar to be a tap (RG19 4.2.3), not a checker carried across."""
         self.bar_tip_share = 0.9
         """A tip with this share of its pixels on the bar, beside a die it does not cover, is on the bar."""
+        self._before_still: U8 | None = None
+        """The reference before the last still "hand" was taken in whole (:meth:`settle`)."""
+        self.stale_min_px = 20
+        """Fewest still hand pixels showing that older table for them to be taken in (small copy)."""
         self._bar_since: dict[str, float] = {}
         self.min_frac = min_frac
         """Smallest hand region, as a share of the board (a hand from the far seat looks small)."""
@@ -343,6 +347,17 @@ class HandCue:
         while, hence the longer wait for a region alone.)"""
         if self.reference is None or not np.any(self.hand_mask):
             return False
+        # a hand pixel still for ``remnant_s`` that shows the table as it was before a still "hand"
+        # was taken in whole (:meth:`settle` with ``still_hand``) is table: the place the arm left,
+        # joined to the arm that moved on (seed 308: the near arm, still 0.8 s over a far point, was
+        # taken in; carrying the checker away it left its old place as a "hand" joined to it, whose
+        # far end was read as the tip of the bar tap that followed, and the tap was missed)
+        stale = np.zeros(self.hand_mask.shape, dtype=bool)
+        if self._before_still is not None and self._before_still.shape == grey.shape:
+            stale = ((self.hand_mask > 0) & (still_for >= remnant_s)
+                     & (cv2.absdiff(grey, self._before_still) < self.m.config.motion_delta))
+            if np.count_nonzero(stale) < self.stale_min_px:
+                stale[:] = False
         n, labels = cv2.connectedComponents(self.hand_mask, connectivity=8)
         grow = np.ones((5, 5), np.uint8)
         regions = [np.asarray(cv2.dilate(np.asarray(labels == i, dtype=np.uint8), grow), dtype=bool) for i in range(1, n)]
@@ -353,15 +368,22 @@ class HandCue:
             if still[i] >= still_s or (still[i] >= remnant_s and others_moved):
                 take |= region
         if not np.any(take):
-            return False
+            if not np.any(stale):
+                return False
+            self.reference = np.where(stale, grey, self.reference).astype(np.uint8)
+            return True
         k, out_labels = cv2.connectedComponents(self._outside, connectivity=8)
         touching = np.unique(out_labels[cv2.dilate(take.astype(np.uint8), grow) > 0])
         take |= np.isin(out_labels, touching[touching > 0])
         self.reference = np.where(take, grey, self.reference).astype(np.uint8)
         return True
 
-    def settle(self, grey: U8) -> None:
-        """The table is quiet and without hands: this is the new reference."""
+    def settle(self, grey: U8, still_hand: bool = False) -> None:
+        """The table is quiet and without hands: this is the new reference. ``still_hand``: a "hand"
+        that has not moved for a while is taken in whole (it may be an arm held still: the table as
+        it was before is kept to recognise the place it leaves, :meth:`take_in_still`)."""
+        if still_hand and self.reference is not None:
+            self._before_still = self.reference
         self.reference = grey
 
 
@@ -640,7 +662,7 @@ class FramePipeline:
         if motion.moving:
             self._last_motion_t = t
         elif hands and grey is not None and t - self._last_motion_t >= self.config.hand_still_s:
-            self.hand_cue.settle(grey)  # nothing moves: no hand is there, the table changed
+            self.hand_cue.settle(grey, still_hand=True)  # nothing moves: no hand is there, the table changed
             hands = []
         tr = self.tracker
         tr.note_motion(t, motion.moving)  # so wants_recognition sees this frame's motion

@@ -892,6 +892,9 @@ def _plan_segment(sr: StateRenderer, rec: dict[str, Any], prev: dict[str, Any] |
         path.keys.append((t_end, path.keys[-1][1]))
         if side not in _sides(nxt) and leaving:
             path.keys.append((t_end + MOVE_S, seat_edge(spec, side, float(path.keys[-1][1][0]))))
+            # home: the next state must not send it home again from where an earlier state left it
+            # (seed 308: after 18/11 the near arm reappeared over point 18 for 0.3 s, going home)
+            hand_end.pop(side, None)
         else:
             hand_end[side] = path.keys[-1][1]
         seg.paths.append((path, str(h.get("over", "board")), action))

@@ -524,6 +524,33 @@ def test_the_place_an_arm_left_is_taken_in_sooner_while_the_arm_moves_elsewhere(
     assert not cue.take_in_still(tap, np.full(cue.hand_mask.shape, 0.6), 1.0, 0.5)  # both still 0.6 s: wait
 
 
+@pytest.mark.parametrize("taken_in_still", [True, False])
+def test_the_place_a_still_arm_left_joined_to_it_is_table_again_once_still(taken_in_still):
+    """Seed 308: the near arm held still 0.8 s over a far point was taken in as table whole; carrying
+    the checker away, it left its old place as a change joined to the arm itself (one region, never
+    still as a whole), whose far end was the "tip" of the bar tap that followed: the tap was missed.
+    Pixels of a hand still for 0.5 s that show the table as it was before the still arm was taken in
+    are table again. Near miss: an arm taken in by an ordinary quiet recognition keeps no older table."""
+    profile, cue, table = _cue_on_a_quiet_table()
+    q = profile.dims.play_depth / 2
+    old = table.copy()  # the arm that stood still: from the near edge to a far point
+    path = profile.project(np.array([[-12.0, -q - 25, 0.0], [-6.0, -q - 25, 0.0], [-8.0, q - 4, 0.0], [-10.0, q - 4, 0.0]]))
+    cv2.fillPoly(old, [np.round(path).astype(np.int32)], (220, 200, 190))
+    cue.settle(cue.small_grey(old), still_hand=taken_in_still)
+    now = table.copy()  # the same arm, from the same place at the edge, now tapping the bar
+    arm = profile.project(np.array([[-12.0, -q - 25, 0.0], [-6.0, -q - 25, 0.0], [1.0, -5.0, 0.0], [-1.0, -5.0, 0.0]]))
+    cv2.fillPoly(now, [np.round(arm).astype(np.int32)], (220, 200, 190))
+    grey = cue.small_grey(now)
+    hands = cue(grey, [])
+    assert [(h.side, h.over) for h in hands] == [("near", "board")]  # its "tip" at the far point
+    assert cv2.connectedComponents(cue.hand_mask)[0] == 2  # one region: the arm and its old place
+    arm_now = cue.small_grey(now) != cue.small_grey(table)
+    still_for = np.where(arm_now, 0.0, 0.6)  # the arm moving, its old place still 0.6 s
+    assert cue.take_in_still(grey, still_for, 1.0, 0.5) is taken_in_still
+    want = "bar" if taken_in_still else "board"
+    assert [(h.side, h.over) for h in cue(grey, [])] == [("near", want)]
+
+
 def test_a_small_change_away_from_the_edges_is_not_a_hand():
     from server.pipeline import HandCue
     from vision.tracker import MotionDetector, outer_corners

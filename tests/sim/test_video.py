@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("pybullet")
@@ -237,3 +238,36 @@ def test_unknown_board_style_is_named_before_anything_is_rendered(tmp_path: Path
     r = run_cli("video", "--random", "--out", str(tmp_path / "v"), "--style", "plaid-velvet")
     assert r.returncode == 2 and "plaid-velvet" in r.stderr and "green-felt" in r.stderr
     assert not (tmp_path / "v").exists()
+
+
+def test_a_hand_that_went_home_does_not_come_back_from_where_it_was_before():
+    """Seed 308: the near hand picked a checker on point 18 (state 1), put it on point 11 and went
+    home (state 2, the next state has no hands); in state 3 (no hands) it reappeared over point 18
+    and went home from there, an arm in a frame whose ground truth has none. A hand that went home
+    holds no place to start from."""
+    from sim.table import TableSpec
+    from sim.video import _plan_segment
+
+    class Renderer:
+        spec = TableSpec()
+
+        def __init__(self) -> None:
+            self.targets = iter([np.array([-20.0, 15.0]), np.array([-12.0, -15.0])])
+
+        def hand_target(self, h, action_for):
+            return next(self.targets), 3.0, {}
+
+    sr = Renderer()
+    pick = {"t": 0.0, "hands": [{"side": "near", "over": "board", "n": 1}], "dice": []}
+    place = {"t": 1.0, "hands": [{"side": "near", "over": "board", "n": 2}], "dice": []}
+    none = {"t": 2.0, "hands": [], "dice": []}
+    later = {"t": 3.0, "hands": [], "dice": [], "n": 3}
+    hand_end: dict = {}
+    _plan_segment(sr, pick, None, place, None, 0.5, 10.0, hand_end, {})
+    assert set(hand_end) == {"near"}  # it stays out: the next state has it too
+    seg = _plan_segment(sr, place, pick, none, None, 0.5, 10.0, hand_end, {})
+    path = seg.paths[0][0]
+    assert path.keys[0][1][1] == 15.0 and path.keys[-1][1][1] < -TableSpec().depth / 2  # from 18 via 11 home
+    assert hand_end == {}
+    seg = _plan_segment(sr, none, place, later, None, 0.5, 10.0, hand_end, {})
+    assert seg.paths == []  # nothing comes back

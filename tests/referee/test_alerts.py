@@ -1032,6 +1032,18 @@ def test_reaching_to_the_bar_for_a_checker_to_enter_is_no_bar_tap():
     assert n.codes() == []
 
 
+def _dark_on_the_bar_rolls_43() -> Scenario:
+    """Bar-tap play: light hits dark's blot (13/7*), dark, on the bar, rolls 4-3."""
+    s = Scenario(end_signal=EndSignal.BAR_TAP)
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.end_turn("light")
+    turn(s, "dark", (6, 4), "24/18 13/9")
+    turn(s, "light", (6, 1), "13/7* 8/7")  # dark's blot goes to the bar
+    s.roll("dark", 4, 3)
+    return s
+
+
 @pytest.mark.parametrize("play,before_p,bar_dark_p,ends", [
     (None, None, [0.72, 0.28], False),             # bar unclear, nothing played yet: reaching for the checker
     ("bar/21 13/10", None, [0.995, 0.005], True),  # bar clearly empty: the tap
@@ -1047,13 +1059,7 @@ def test_a_reach_to_the_bar_is_a_tap_only_when_the_bar_is_empty_or_the_play_comp
     bar read clearly or not (the seed-303 render read it 94.7% empty)."""
     from rules.referee import TableState
 
-    s = Scenario(end_signal=EndSignal.BAR_TAP)
-    s.opening("light", 3, 1)
-    s.play("light", "8/5 6/5")
-    s.end_turn("light")
-    turn(s, "dark", (6, 4), "24/18 13/9")
-    turn(s, "light", (6, 1), "13/7* 8/7")  # dark's blot goes to the bar
-    s.roll("dark", 4, 3)
+    s = _dark_on_the_bar_rolls_43()
     if play:
         s.play("dark", play)
 
@@ -1087,13 +1093,7 @@ def test_a_tap_taken_for_an_entry_under_the_hand_is_the_tap_once_the_hand_leaves
     could have been is found at the opponent's throw, a premature roll as before."""
     from rules.referee import TableState
 
-    s = Scenario(end_signal=EndSignal.BAR_TAP)
-    s.opening("light", 3, 1)
-    s.play("light", "8/5 6/5")
-    s.end_turn("light")
-    turn(s, "dark", (6, 4), "24/18 13/9")
-    turn(s, "light", (6, 1), "13/7* 8/7")  # dark's blot goes to the bar
-    s.roll("dark", 4, 3)
+    s = _dark_on_the_bar_rolls_43()
     s.play("dark", "bar/21 13/10")
     dark = s.player("dark")
 

@@ -69,6 +69,28 @@ def random_transcript(seed: int) -> str:
     return str(dumps(random_match(np.random.default_rng(np.random.SeedSequence([seed, 0xA11])))))
 
 
+def match_script(seed: int, inject: tuple[str, ...], style: str | None, elevation: float | None,
+                 max_seconds: float) -> TableScript:
+    """The table script of match ``seed``. A transcript none of whose plays in game 1 can be made
+    illegal from the 4th on (each would land on the opponent's checkers or leave a later play
+    impossible, ``sim.video.inject_illegal_move``) is played without that injection, and says so
+    (seed 310 stopped the whole run)."""
+    from server.simtable import prepared_match
+
+    script = TableScript(random_transcript(seed), inject=inject, illegal_at=4, turn_at=6, seed=seed, style=style,
+                         elevation=elevation, max_seconds=max_seconds)
+    if "illegal_move" in inject:
+        try:
+            prepared_match(script)
+        except ValueError as exc:
+            rest = tuple(x for x in inject if x != "illegal_move")
+            print(f"seed {seed}: {exc}; this match is rendered without an illegal move (injections: "
+                  f"{', '.join(rest) or 'none'})", file=sys.stderr)
+            script = TableScript(script.match_text, inject=rest, illegal_at=4, turn_at=6, seed=seed, style=style,
+                                 elevation=elevation, max_seconds=max_seconds)
+    return script
+
+
 def make_video(folder: Path, fps: float) -> tuple[Path, int]:
     """``video.mp4`` from the rendered frames (one line of index.jsonl per frame)."""
     entries = [json.loads(x) for x in (folder / "index.jsonl").read_text().splitlines()]
@@ -233,9 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     if not jobs:
         for i in range(a.matches):
             seed = a.seed + i
-            script = TableScript(random_transcript(seed), inject=inject, illegal_at=4, turn_at=6, seed=seed,
-                                 style=styles[i % len(styles)], elevation=elevations[i % len(elevations)],
-                                 max_seconds=a.max_seconds)
+            script = match_script(seed, inject, styles[i % len(styles)], elevations[i % len(elevations)], a.max_seconds)
             jobs.append((a.out / f"m{i}-{script.key()}", script))
     for i, (folder, maybe_script) in enumerate(jobs):
         t0 = time.perf_counter()

@@ -65,3 +65,15 @@ def test_a_missed_turn_costs_that_turn_not_every_turn_after_it():
                                                                       "  1) 31: 8/5 6/5                     52: 13/8 13/11")
     r = eval_e2e.compare(truth(), {"mat": swapped, "alerts": []}, fps=10.0, window_s=1.0)
     assert r["turns_right"] == 2  # dark credited with light's play and light with dark's: both turns wrong
+
+
+def test_a_match_whose_plays_cannot_be_made_illegal_is_rendered_without_that_injection(capsys):
+    """Seed 310's random transcript has no play in game 1, from the 4th on, that can be made illegal
+    without landing on the opponent's checkers or breaking a later play: the whole evaluation
+    stopped with a traceback. The match is played without that injection and the run says so."""
+    inject = ("illegal_move", "cocked_roll", "premature_roll")
+    script = eval_e2e.match_script(310, inject, "navy-leather", 55.0, 300.0)
+    assert script.inject == ("cocked_roll", "premature_roll")
+    assert "seed 310" in capsys.readouterr().err
+    # near miss: another seed keeps all three
+    assert eval_e2e.match_script(309, inject, "walnut-wood", 62.0, 300.0).inject == inject

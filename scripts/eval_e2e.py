@@ -222,12 +222,19 @@ def compare(truth: dict[str, Any], seen: dict[str, Any], fps: float, window_s: f
     for b in false:
         k = sum(1 for f in turn_frames if f <= (b.get("frame") or 0))
         bad_turns.add(max(k, 1))
+    # where it went wrong, for whoever reads the run: each false alert (code, frame, message) and
+    # each stretch of turns the transcripts disagree on (truth's entries, then the video's)
+    where_false = [{"code": b["code"], "frame": b.get("frame"), "message": b.get("message", "")} for b in false]
+    wrong = [{"truth": json.loads(json.dumps(te[i1:i2])), "video": json.loads(json.dumps(se[j1:j2]))}
+             for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, te, se, autojunk=False).get_opcodes()
+             if op != "equal"]
     return {"turns": turns, "turns_right": right, "transcript_equal": te == se,
             "injected": len(t_alerts), "injected_alerted": len(matched),
             "injected_codes": sorted({a["code"] for a in t_alerts}),
             "missed": sorted({a["code"] for a in t_alerts} - {m[0] for m in matched}),
             "false_alerts": len(false), "false_codes": sorted({b["code"] for b in false}),
-            "turns_with_false_alert": min(len(bad_turns), turns), "latencies_s": latencies}
+            "turns_with_false_alert": min(len(bad_turns), turns), "latencies_s": latencies,
+            "false_at": where_false, "turns_wrong_at": wrong}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -44,6 +44,9 @@ def test_false_alerts_are_counted_once_per_turn_and_injections_matched():
     assert r["latencies_s"] == [0.2]
     assert r["false_alerts"] == 3
     assert r["turns_with_false_alert"] == 2
+    assert [(f["code"], f["frame"]) for f in r["false_at"]] == [
+        ("ROLL_VALUE_UNREADABLE", 120), ("FAST_GRAB", 150), ("MOVE_UNCONFIRMED", 5)]
+    assert r["turns_wrong_at"] == []
 
 
 def test_a_wrong_turn_and_a_missed_injection_are_reported():
@@ -53,6 +56,7 @@ def test_a_wrong_turn_and_a_missed_injection_are_reported():
     assert r["turns_right"] == 3 and not r["transcript_equal"]
     assert r["missed"] == ["ILLEGAL_MOVE"]
     assert r["false_alerts"] == 1 and r["turns_with_false_alert"] == 1
+    assert r["turns_wrong_at"] == [{"truth": [[1, 1, [5, 4], "13/9 13/8"]], "video": [[1, 1, [6, 4], "24/18 13/9"]]}]
 
 
 def test_a_missed_turn_costs_that_turn_not_every_turn_after_it():

@@ -260,10 +260,16 @@ class MatchScript:
             yield self.snap()
             tb.in_hand[player] -= 1
             me[step.dst] += 1
-            if step.dst and opp[25 - step.dst] == 1 and after is None:
-                opp[25 - step.dst] = 0
-                opp[BAR] += 1
             yield self.snap()
+            if step.dst and opp[25 - step.dst] == 1:
+                # a hit, as players do it: the mover lifts the blot from under his checker and puts it
+                # on the bar with his own hand (until session 10 the blot jumped to the bar unseen)
+                opp[25 - step.dst] = 0
+                tb.in_hand[1 - player] += 1
+                yield self.snap()
+                tb.in_hand[1 - player] -= 1
+                opp[BAR] += 1
+                yield self.snap()
         self.no_hands()
         if after is not None:
             tb.boards = [list(after.board(0)), list(after.board(1))]

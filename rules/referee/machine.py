@@ -224,6 +224,9 @@ class Referee:
         self._held_tap: int | None = None
         """The frame a hand of the mover came to the bar while he may still have been entering
         (:meth:`_entering`): a tap if it leaves from there and the table then shows the play complete."""
+        self._held_hit_bar: int | None = None
+        """While a tap is held back because the mover's hand came to the bar carrying a checker he hit:
+        the opponent's bar count before the hand came (:meth:`_carrying_hit`)."""
         self.bound_double = False
         self._prev: TableState | None = None
         self._latched: set[str] = set()
@@ -902,7 +905,8 @@ class Referee:
             if clock_before.running is seat and s.clock.running is seat.other:
                 return True
         if self.end_signal is EndSignal.BAR_TAP:
-            return self._hand(s, seat, HandOver.BAR) and not self._hand(prev, seat, HandOver.BAR) and not self._entering(s, mover, prev)
+            return (self._hand(s, seat, HandOver.BAR) and not self._hand(prev, seat, HandOver.BAR)
+                    and not self._entering(s, mover, prev) and not self._carrying_hit(s, prev, mover))
         if self.end_signal is EndSignal.LIFT_DICE and self.phase is Phase.MOVING:
             before = self._roll_dice(prev, mover)
             if before and self._lifted(s) > self._lifted(prev) and not self._hand(s, seat.other, HandOver.DICE):
@@ -921,17 +925,25 @@ class Referee:
         seat = self._seat(mover)
         mine = [h for h in s.hands if h.side is seat]
         if self._held_tap is None:
-            if (self._hand(s, seat, HandOver.BAR) and not self._hand(prev, seat, HandOver.BAR)
-                    and self._entering(s, mover, prev)):
-                self._held_tap = s.frame
+            if self._hand(s, seat, HandOver.BAR) and not self._hand(prev, seat, HandOver.BAR):
+                if self._carrying_hit(s, prev, mover):
+                    self._held_tap = s.frame
+                    self._held_hit_bar = prev.bar[1 - self._colour_index(mover)]
+                elif self._entering(s, mover, prev):
+                    self._held_tap = s.frame
             return False
         if any(h.over is not HandOver.BAR for h in mine):
-            self._held_tap = None
+            self._held_tap = self._held_hit_bar = None
             return False
         if mine:
             return False
+        if self._held_hit_bar is not None:
+            # the hand has left the bar: a tap unless it put the hit checker there
+            placed = s.bar_at_most_probability(1 - self._colour_index(mover), self._held_hit_bar) < 0.5
+            self._held_tap = self._held_hit_bar = None
+            return not placed and not self._entering(s, mover)
         if not self._entering(s, mover):
-            self._held_tap = None
+            self._held_tap = self._held_hit_bar = None
             return True
         if s.is_plain:
             self._held_tap = None  # a checker still on his bar: no tap after all (or an incomplete play)
@@ -945,6 +957,25 @@ class Referee:
             results = self._legal_results(self.roll_pos or self.position, self.dice)
             off = max([off, *(self.map.to_physical(p).off[colour_index] for p in results)])
         return off
+
+    def _colour_index(self, player: int) -> int:
+        return 0 if self.setup.colour_of(player) is Colour.LIGHT else 1
+
+    def _carrying_hit(self, s: TableState, prev: TableState, mover: int) -> bool:
+        """The mover's hand comes to the bar with a checker he has hit: putting it there (RG19 4.1.7.2's
+        tap is another gesture). Seen as a checker of the opponent's in a hand, or as fewer of them on
+        the points than at the roll without as many more on the bar, just before the hand came (the
+        bar is read under the hand that is over it). A tap that this delays is found at the
+        opponent's throw."""
+        if self.phase is not Phase.MOVING or self.dice is None:
+            return False
+        oc = 1 - self._colour_index(mover)
+        if s.in_hand[oc] > 0 or prev.in_hand[oc] > 0:
+            return True
+        before = self.map.to_physical(self.roll_pos or self.position)
+        on_points_before = sum((before.light, before.dark)[oc])
+        on_points_now = sum(prev.counts(Colour.LIGHT if oc == 0 else Colour.DARK))
+        return on_points_before - on_points_now > prev.bar[oc] - before.bar[oc]
 
     def _entering(self, s: TableState, mover: int, prev: TableState | None = None) -> bool:
         """A hand at the bar while the mover may still have a checker there that the roll lets him enter
@@ -1417,7 +1448,7 @@ class Referee:
 
     def _next_turn(self, player: int) -> None:
         self._bare_tap = None
-        self._held_tap = None
+        self._held_tap = self._held_hit_bar = None
         self.turn = player
         self.position = self.position.with_turn(player)
         self.phase = Phase.PRE_ROLL
@@ -1737,7 +1768,7 @@ class Referee:
         self._flush_doubt()
         self._thrown_after_game = False
         self._bare_tap = None
-        self._held_tap = None
+        self._held_tap = self._held_hit_bar = None
         self.position = self._start_position()
         self.phase = Phase.SETUP
         self.dice = None

@@ -88,8 +88,11 @@ class Scenario:
              halves: tuple[str, str] | None = None) -> list[Alert]:
         return self.feed(self.script.throw(self.player(colour), (d1, d2), reasons=reasons, halves=halves))
 
-    def play(self, colour: str, notation: str) -> list[Alert]:
-        """Move checkers as written (own numbering), legal or not; hits land on the bar."""
+    def play(self, colour: str, notation: str, hit_by_hand: bool = False, in_hand_seen: bool = True) -> list[Alert]:
+        """Move checkers as written (own numbering), legal or not; hits land on the bar. ``hit_by_hand``:
+        the mover lifts a blot he hits and puts it on the bar with his hand, seen over the bar as the
+        camera sees it (otherwise the blot is on the bar when his checker lands); ``in_hand_seen``:
+        whether the states say a checker of the opponent's is in a hand meanwhile."""
         p = self.player(colour)
         me, opp = self.table.boards[p], self.table.boards[1 - p]
         out: list[Alert] = []
@@ -102,6 +105,17 @@ class Scenario:
             me[step.dst] += 1
             if step.dst and opp[25 - step.dst] == 1:
                 opp[25 - step.dst] = 0
+                if hit_by_hand and in_hand_seen:
+                    self.table.in_hand[1 - p] += 1
+                    out += self.snap()  # the blot lifted
+                    self.script.hand(p, "board")
+                    out += self.snap()  # on its way
+                    self.script.hand(p, "bar")
+                    out += self.snap()  # over the bar
+                    self.table.in_hand[1 - p] -= 1
+                elif hit_by_hand:
+                    out += self.snap()  # the blot lifted: gone from its point, nothing said in the hand
+                    self.script.hand(p, "bar")  # and at once on the bar under the hand
                 opp[BAR] += 1
             out += self.snap()
         self.script.no_hands()

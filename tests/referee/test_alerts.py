@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from referee_scenario import Scenario
 
+from rules.position import BAR
 from rules.referee import CATALOGUE
 from rules.referee.setup import EndSignal
 
@@ -1126,6 +1127,43 @@ def test_a_tap_taken_for_an_entry_under_the_hand_is_the_tap_once_the_hand_leaves
     assert ended is (leaves_to == "away")
     s.roll("light", 5, 2)
     assert s.codes() == ([] if leaves_to == "away" else ["FAST_GRAB", "FAST_ROLL"])
+
+
+@pytest.mark.parametrize("in_hand_seen", [True, False])
+def test_putting_a_hit_checker_on_the_bar_is_no_bar_tap(in_hand_seen):
+    """Bar-tap play: light hits with his first checker (13/7*), lifts dark's blot and puts it on the
+    bar, then plays 8/7 and taps. The hand over the bar with the hit checker is no end of turn (a
+    simulator render where hits are made by hand: dark's 8/4* put on the bar read as his tap, and
+    light's grab and roll after it, premature, went unseen). Vision may or may not say a checker is
+    in the hand: the blot gone from its point without one more on the bar says it. Near miss: a
+    hand that reaches the bar with nothing in transit taps at once (RG19 4.1.7.2)."""
+    s = Scenario(end_signal=EndSignal.BAR_TAP)
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.end_turn("light")
+    turn(s, "dark", (6, 4), "24/18 13/9")
+    s.roll("light", 6, 1)
+    before = len(s.all_codes())
+    s.play("light", "13/7*", hit_by_hand=True, in_hand_seen=in_hand_seen)
+    assert "END_OF_TURN" not in s.all_codes()[before:]
+    assert s.table.boards[s.player("dark")][BAR] == 1
+    s.play("light", "8/7")
+    s.end_turn("light")  # the tap
+    assert s.all_codes()[before:].count("END_OF_TURN") == 1
+    s.roll("dark", 5, 2)
+    assert s.codes() == []
+    # near miss: the hand at the bar again, the hit checker there, is the tap
+    n = Scenario(end_signal=EndSignal.BAR_TAP)
+    n.opening("light", 3, 1)
+    n.play("light", "8/5 6/5")
+    n.end_turn("light")
+    turn(n, "dark", (6, 4), "24/18 13/9")
+    n.roll("light", 6, 1)
+    n.play("light", "13/7* 8/7", hit_by_hand=True, in_hand_seen=in_hand_seen)
+    before = len(n.all_codes())
+    n.hand("light", "bar")
+    assert n.all_codes()[before:] == ["MOVE", "END_OF_TURN"]
+    assert n.codes() == []
 
 
 # ---------------------------------------------------------------- corrections and monitor decisions

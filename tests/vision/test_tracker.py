@@ -383,6 +383,22 @@ def test_validity_of_a_resting_die_is_fused_over_its_frames_and_reset_when_it_mo
     assert states[-1]["dice"][0]["state"] == "rolling" and "reason" not in states[-1]["dice"][0]
 
 
+def test_a_die_the_validity_model_judged_flat_is_valid_whatever_its_mean_valid_p() -> None:
+    """The validity model calls a die flat from its own threshold (P(flat) + P(on checker) >= 0.045
+    for the committed model): a die judged flat at valid_p 0.3 was reported "valid": false with
+    reason "flat_board" (a simulator render's cocked die, read flat). Valid follows the reason;
+    near miss: the same valid_p with an invalid reason stays invalid."""
+    for reason, valid in (("flat_board", True), ("on_checker", True), ("cocked", False)):
+        t = Tracker(TrackerConfig())
+        board = TableObservation.from_counts([0] * 24, [0] * 24)
+        states: list[dict[str, Any]] = []
+        for k in range(8):
+            die = DieObservation(np.eye(6)[0], (640.0, 360.0), half="right", valid_p=0.3, reason=reason)
+            states += t.update(k, k / 10, dice=[die], board=board)
+        d = states[-1]["dice"][0]
+        assert d["state"] == "at_rest" and d["reason"] == reason and d["valid"] is valid
+
+
 def test_after_a_move_the_old_position_does_not_come_back_while_the_new_one_is_confirmed() -> None:
     """A hand moves a checker; once it has gone, the settled map is replaced only after
     ``confirm_frames`` agreeing recognitions. Meanwhile no state shows the old position again (the

@@ -159,3 +159,25 @@ def test_training_labels_account_for_all_thirty_checkers() -> None:
         ts = lab["table_state"]
         assert tuple(counts[24] + counts[25]) == (ts["bar"]["light"], ts["bar"]["dark"])
         assert tuple(counts[26] + counts[27]) == (ts["off"]["light"], ts["off"]["dark"])
+
+
+@needs_models
+@pytest.mark.xfail(strict=True, reason="not solved: the bar behind the cube is read as seen (session 10: a "
+                   "prior there found this checker but put others wrongly on the bar in held-out frames)")
+def test_a_checker_behind_the_cube_on_the_bar_is_not_moved_to_a_doubtful_point() -> None:
+    """Seed 330 (held-out walnut-wood, 55 degrees), frame 1047: light hit dark's blot and put it on
+    the bar, behind the cube from the camera. The far bar strip reads it 2% likely; the 15-checker
+    check puts dark's 15th checker on point 10 instead (read 13% likely to hold one), and the
+    referee sees a dark checker move in light's turn (an impossible move). Making the far bar strip
+    half prior whenever the cube is on the bar found it, but on 150 held-out frames (seed 502) put a
+    checker wrongly on the bar in 5 more frames (bar wrong 7.3% -> 10.7%): what the cube hides has
+    to come from the geometry (camera, cube, slot), which is not done."""
+    from server.pipeline import profile_from_sim_camera
+
+    data = Path(__file__).parents[1] / "data" / "vision"
+    image = cv2.imread(str(data / "hit-checker-behind-the-cube.jpg"))
+    profile = profile_from_sim_camera(json.loads((data / "hit-checker-behind-the-cube.camera.json").read_text()))
+    reading = BoardReader().read(image, profile)
+    assert reading.cube is not None and reading.cube.zone == "centre"
+    assert reading.bar_counts() == (0, 1)
+    assert reading.point_counts()[9] == (0, 0)

@@ -224,9 +224,9 @@ class Referee:
         self._held_tap: int | None = None
         """The frame a hand of the mover came to the bar while he may still have been entering
         (:meth:`_entering`): a tap if it leaves from there and the table then shows the play complete."""
-        self._held_hit_bar: int | None = None
+        self._held_hit: tuple[int, TableState] | None = None
         """While a tap is held back because the mover's hand came to the bar carrying a checker he hit:
-        the opponent's bar count before the hand came (:meth:`_carrying_hit`)."""
+        the opponent's bar count before the hand came and the state as it came (:meth:`_carrying_hit`)."""
         self.bound_double = False
         self._prev: TableState | None = None
         self._latched: set[str] = set()
@@ -815,8 +815,9 @@ class Referee:
                     return
             else:
                 return
-        if phase is Phase.MOVING and self._tap_held_back(s, prev, mover):
-            self._judge_turn(s)
+        tapped = self._tap_held_back(s, prev, mover) if phase is Phase.MOVING else None
+        if tapped is not None:
+            self._judge_turn(tapped)
             phase, mover = self.phase, self.turn
         if phase is Phase.MOVING:
             # the opponent's dice rolling in his right half where none rolled before: his throw, even if
@@ -913,41 +914,47 @@ class Referee:
                 return True
         return False
 
-    def _tap_held_back(self, s: TableState, prev: TableState | None, mover: int) -> bool:
+    def _tap_held_back(self, s: TableState, prev: TableState | None, mover: int) -> TableState | None:
         """A hand of the mover's that came to the bar while he may still have been entering (so no
         tap then, :meth:`_entering`) and left from there, over nothing else, was the end-of-turn tap
         when the table it leaves shows no more on his bar than the roll must leave (the reading under
         the hand is a guess; the entry and the last checker's move came before the hand reached the
         bar, and the opponent's grab after it is no premature action). A hand that goes on from the
-        bar to the board was taking a checker there. True when the tap is confirmed (the turn ends)."""
+        bar to the board was taking a checker there. A hand that came to the bar with a checker it hit
+        (:meth:`_carrying_hit`) was putting it there unless the bar then shows no more of the
+        opponent's checkers than before it came; a tap then is judged on the table as the hand
+        reached the bar (the bar is read under the hand as unknown; when it has left, a checker put
+        behind the cube is not seen and the 15-checker check puts it elsewhere). The state to judge
+        the turn on when the tap is confirmed, else None."""
         if self.end_signal is not EndSignal.BAR_TAP or prev is None:
-            return False
+            return None
         seat = self._seat(mover)
         mine = [h for h in s.hands if h.side is seat]
         if self._held_tap is None:
             if self._hand(s, seat, HandOver.BAR) and not self._hand(prev, seat, HandOver.BAR):
                 if self._carrying_hit(s, prev, mover):
                     self._held_tap = s.frame
-                    self._held_hit_bar = prev.bar[1 - self._colour_index(mover)]
+                    self._held_hit = (prev.bar[1 - self._colour_index(mover)], s)
                 elif self._entering(s, mover, prev):
                     self._held_tap = s.frame
-            return False
+            return None
         if any(h.over is not HandOver.BAR for h in mine):
-            self._held_tap = self._held_hit_bar = None
-            return False
+            self._held_tap = self._held_hit = None
+            return None
         if mine:
-            return False
-        if self._held_hit_bar is not None:
+            return None
+        if self._held_hit is not None:
             # the hand has left the bar: a tap unless it put the hit checker there
-            placed = s.bar_at_most_probability(1 - self._colour_index(mover), self._held_hit_bar) < 0.5
-            self._held_tap = self._held_hit_bar = None
-            return not placed and not self._entering(s, mover)
+            bar_before, arrival = self._held_hit
+            placed = s.bar_at_most_probability(1 - self._colour_index(mover), bar_before) < 0.5
+            self._held_tap = self._held_hit = None
+            return arrival if not placed and not self._entering(s, mover) else None
         if not self._entering(s, mover):
-            self._held_tap = self._held_hit_bar = None
-            return True
+            self._held_tap = self._held_hit = None
+            return s
         if s.is_plain:
             self._held_tap = None  # a checker still on his bar: no tap after all (or an incomplete play)
-        return False
+        return None
 
     def _possible_off(self, colour_index: int) -> int:
         """Checkers of a colour (0 light, 1 dark) that can be in its tray now: the referee's position's, or
@@ -1448,7 +1455,7 @@ class Referee:
 
     def _next_turn(self, player: int) -> None:
         self._bare_tap = None
-        self._held_tap = self._held_hit_bar = None
+        self._held_tap = self._held_hit = None
         self.turn = player
         self.position = self.position.with_turn(player)
         self.phase = Phase.PRE_ROLL
@@ -1768,7 +1775,7 @@ class Referee:
         self._flush_doubt()
         self._thrown_after_game = False
         self._bare_tap = None
-        self._held_tap = self._held_hit_bar = None
+        self._held_tap = self._held_hit = None
         self.position = self._start_position()
         self.phase = Phase.SETUP
         self.dice = None

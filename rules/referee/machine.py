@@ -224,6 +224,9 @@ class Referee:
         self._held_tap: int | None = None
         """The frame a hand of the mover came to the bar while he may still have been entering
         (:meth:`_entering`): a tap if it leaves from there and the table then shows the play complete."""
+        self._quiet_before: TableState | None = None
+        """The last state with no hand over the table (borne-off checkers back on the surface are
+        judged between such states)."""
         self._held_hit: tuple[int, TableState] | None = None
         """While a tap is held back because the mover's hand came to the bar carrying a checker he hit:
         the opponent's bar count before the hand came and the state as it came (:meth:`_carrying_hit`)."""
@@ -577,19 +580,29 @@ class Referee:
                        f"Checkers of both colours on point {both[0]}. The position must be corrected.",
                        frame=s.frame, details={"points": both})
         # borne-off checker back on the playing surface (A5.11): one that can have been borne off, by a
-        # judged turn or by the roll being played (a tray misread for a moment brings nothing back)
-        if prev is not None and self.phase not in (Phase.SETUP, Phase.GAME_OVER):
+        # judged turn or by the roll being played (a tray misread for a moment brings nothing back).
+        # Judged between states with no hand over the table: an arm bearing off hides part of the tray
+        # and the points by it (a full match's bear-off, seed 313: the tray read 10, 7, 10 and the
+        # 1-point 5, 8, 4 while the near hand was there; three false alerts); a checker really taken
+        # back is seen when the hand has gone.
+        if self.phase in (Phase.SETUP, Phase.GAME_OVER):
+            self._quiet_before = None
+        elif not s.hands:
+            ref = self._quiet_before
             for i, colour in enumerate(Colour):
+                if ref is None:
+                    break
                 on_board = sum(s.counts(colour)) + s.bar[i]
-                was_on_board = sum(prev.counts(colour)) + prev.bar[i]
-                if (s.off[i] < prev.off[i] and on_board > was_on_board and s.off[i] < self._possible_off(i)
+                was_on_board = sum(ref.counts(colour)) + ref.bar[i]
+                if (s.off[i] < ref.off[i] and on_board > was_on_board and s.off[i] < self._possible_off(i)
                         and self._latch(f"off-back-{colour.value}", True)):
                     player = self.setup.player_of(colour)
                     self._emit("BORNE_OFF_CHECKER_ON_SURFACE", player,
                                f"A borne-off {colour.value} checker has left the tray. Borne-off checkers stay off the playing surface.",
-                               frame=s.frame, evidence=(prev.frame, s.frame))
-                elif s.off[i] >= prev.off[i]:
+                               frame=s.frame, evidence=(ref.frame, s.frame))
+                elif s.off[i] >= ref.off[i]:
                     self._latched.discard(f"off-back-{colour.value}")
+            self._quiet_before = s
         # checkers touched by the player not on turn (A3.10)
         if self.phase in (Phase.PRE_ROLL, Phase.ROLLING, Phase.MOVING) and self.pending is None:
             other = 1 - self.turn

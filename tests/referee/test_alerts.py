@@ -689,6 +689,39 @@ def test_a_tray_misread_for_a_moment_brings_no_checker_back():
     assert "BORNE_OFF_CHECKER_ON_SURFACE" not in s.codes()
 
 
+def _bearing_off_light() -> Scenario:
+    """Light bearing off, one checker off already, light to roll."""
+    s = Scenario()
+    s.set_boards([1, 3, 4, 4, 2, 0, 1] + [0] * 19, [0, 2, 3, 4, 3, 2, 1] + [0] * 19)
+    s.ref.position = s.ref.position.__class__(s.table.boards[0], s.table.boards[1], 0)
+    s.ref.phase = s.ref.phase.PRE_ROLL
+    s.ref.turn = 0
+    s.snap()
+    return s
+
+
+@pytest.mark.parametrize("hand_leaves_it_there", [False, True])
+def test_a_tray_misread_under_the_bearing_off_arm_brings_no_checker_back(hand_leaves_it_there):
+    """A full match's bear-off (seed 313): while the near arm bore off, the tray it passes over read
+    10, 7, 10 and the 1-point by it 5, 8, 4: three "borne-off checker back on the surface" alerts.
+    What an arm hides is judged once it has gone (A5.11). Near miss: a checker the hand really put
+    back from the tray is alerted when the hand has gone."""
+    s = _bearing_off_light()
+    s.roll("light", 6, 5)
+    me = s.table.boards[s.player("light")]
+    s.script.hand(s.player("light"), "board")
+    me[0] -= 1  # under the arm: one fewer read in the tray, one more on the 1-point
+    me[1] += 1
+    s.snap()
+    if not hand_leaves_it_there:
+        me[0] += 1
+        me[1] -= 1
+        s.snap()
+    s.script.no_hands()
+    s.snap()
+    assert ("BORNE_OFF_CHECKER_ON_SURFACE" in s.codes()) is hand_leaves_it_there
+
+
 def test_game_that_ends_without_a_recognised_end():
     s = opened()
     s.roll("dark", 6, 4)

@@ -594,7 +594,11 @@ class Referee:
                     break
                 on_board = sum(s.counts(colour)) + s.bar[i]
                 was_on_board = sum(ref.counts(colour)) + ref.bar[i]
+                # the checkers that left the tray are those that came onto the board (a full match's
+                # last bear-off, seed 319: the tray of 14 read 15, then 8 with one checker on the
+                # board, the hands gone; a misread, not seven checkers put back)
                 if (s.off[i] < ref.off[i] and on_board > was_on_board and s.off[i] < self._possible_off(i)
+                        and ref.off[i] - s.off[i] == on_board - was_on_board
                         and self._latch(f"off-back-{colour.value}", True)):
                     player = self.setup.player_of(colour)
                     self._emit("BORNE_OFF_CHECKER_ON_SURFACE", player,

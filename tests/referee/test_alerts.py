@@ -689,10 +689,10 @@ def test_a_tray_misread_for_a_moment_brings_no_checker_back():
     assert "BORNE_OFF_CHECKER_ON_SURFACE" not in s.codes()
 
 
-def _bearing_off_light() -> Scenario:
-    """Light bearing off, one checker off already, light to roll."""
+def _bearing_off_light(light: tuple[int, ...] = (1, 3, 4, 4, 2, 0, 1)) -> Scenario:
+    """Light bearing off (``light``: his tray, then his points 1 to 6), light to roll."""
     s = Scenario()
-    s.set_boards([1, 3, 4, 4, 2, 0, 1] + [0] * 19, [0, 2, 3, 4, 3, 2, 1] + [0] * 19)
+    s.set_boards(list(light) + [0] * (26 - len(light)), [0, 2, 3, 4, 3, 2, 1] + [0] * 19)
     s.ref.position = s.ref.position.__class__(s.table.boards[0], s.table.boards[1], 0)
     s.ref.phase = s.ref.phase.PRE_ROLL
     s.ref.turn = 0
@@ -720,6 +720,27 @@ def test_a_tray_misread_under_the_bearing_off_arm_brings_no_checker_back(hand_le
     s.script.no_hands()
     s.snap()
     assert ("BORNE_OFF_CHECKER_ON_SURFACE" in s.codes()) is hand_leaves_it_there
+
+
+def test_a_tray_misread_with_no_hand_brings_no_checker_back_unless_the_counts_agree():
+    """Seed 319's last bear-off: the tray of 14 read 8 with no hand over the table, one checker on
+    the board: not seven checkers put back (the tray lost seven, the board gained one). Near miss:
+    one checker out of the tray and one more on the board is the violation (A5.11)."""
+    s = _bearing_off_light((8, 3, 4, 0, 0, 0, 0))
+    me = s.table.boards[s.player("light")]
+    me[0] -= 1  # the tray read one short...
+    s.snap()
+    assert "BORNE_OFF_CHECKER_ON_SURFACE" not in s.codes()  # (a checker missing: not on the board)
+    me[0] -= 3  # ...then four short, one checker more on the board
+    me[1] += 1
+    s.snap()
+    assert "BORNE_OFF_CHECKER_ON_SURFACE" not in s.codes()
+    n = _bearing_off_light((8, 3, 4, 0, 0, 0, 0))
+    me = n.table.boards[n.player("light")]
+    me[0] -= 1
+    me[1] += 1
+    n.snap()
+    assert "BORNE_OFF_CHECKER_ON_SURFACE" in n.codes()
 
 
 def test_game_that_ends_without_a_recognised_end():

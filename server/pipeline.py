@@ -166,8 +166,10 @@ class HandCue:
         """A region crossing no edge joins an arm at most this far from it (frame pixels)."""
         self.bar_hold_s = bar_hold_s
         """How long a tip must stay on the bar to be a tap (RG19 4.2.3), not a checker carried across."""
-        self.bar_tip_share = 0.9
-        """A tip with this share of its pixels on the bar, beside a die it does not cover, is on the bar."""
+        self.bar_tip_share = 0.75
+        """A tip with this share of its pixels on the bar, beside a die it does not cover, is on the bar
+        (0.9 until session 10: a far tap at the bar's end with the fingers spread over its edge
+        towards a die, 80% on the bar, was read as taking the dice)."""
         self._before_still: U8 | None = None
         """The reference before the last still "hand" was taken in whole (:meth:`settle`)."""
         self.stale_min_px = 20

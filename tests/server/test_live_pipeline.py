@@ -751,6 +751,23 @@ def test_a_tip_on_the_bar_beside_a_die_it_leaves_uncovered_is_a_tap(die_cm, cove
     assert [(h.side, h.over) for h in hands] == [("far", over)]
 
 
+@pytest.mark.parametrize("covered, over", [(False, "bar"), (True, "dice")])
+def test_a_tap_with_the_fingers_partly_beside_the_bar_next_to_a_die_is_a_tap(covered, over):
+    """A full match (seed 313, the far seat): the player tapped the bar's far end, his fingers
+    spread over its edge towards a die resting 3 cm away; 80% of the tip lay on the bar, under the
+    90% asked, and the tap was read as taking the dice (the turn's end missed, the opponent's grab
+    and roll called premature). A tip mostly (75%) on the bar that leaves the die uncovered taps.
+    Near miss: the fingers over the die take it."""
+    profile, cue, table = _cue_on_a_quiet_table()
+    (cx, cy), = profile.project(np.array([[-5.0, 6.5, 0.0]]))
+    die = (cx - 8.0, cy - 8.0, cx + 8.0, cy + 8.0)
+    img = arm_frame(profile, (-2.4, 6.0), "far")  # a sixth of the fingertips beyond the bar's edge
+    if covered:
+        cv2.rectangle(img, (int(cx - 10), int(cy - 10)), (int(cx + 10), int(cy + 10)), (220, 200, 190), -1)
+    hands = cue(cue.small_grey(img), [die])
+    assert [(h.side, h.over) for h in hands] == [("far", over)]
+
+
 def test_a_bar_tap_is_a_tip_that_stays_on_the_bar_not_a_checker_carried_across():
     """RG19 4.2.3: a tap on the bar ends the turn. A hand carrying a checker from one half to the
     other passes over the bar for a moment; only a tip that stays there bar_hold_s (0.3 s) is a tap."""

@@ -19,7 +19,7 @@ import numpy as np
 from calibration.board import CORNER_NAMES, BoardDimensions, parse_corners
 from calibration.errors import CalibrationError
 from calibration.intrinsics import CharucoSpec, Intrinsics, calibrate, load_intrinsics
-from calibration.profile import QUADRANTS, CalibrationProfile, Orientation
+from calibration.profile import QUADRANTS, CalibrationProfile, Orientation, die_size_warning
 from vision.errors import VisionError
 from vision.images import read_image
 
@@ -150,6 +150,9 @@ def _run(args: argparse.Namespace) -> int:
                  for i in range(len(corners))]
         summary = ", ".join(f"{n} ({x:.1f}, {y:.1f})" for n, (x, y) in zip(names, profile.corners, strict=True))
         print(f"wrote {args.out} ({method}, {len(corners)} corners): {summary}")
+        warning = die_size_warning(profile)
+        if warning:
+            print(warning, file=sys.stderr)
         if profile.pose is not None:
             pj = profile.pose.to_json()
             print(f"camera pose: height {pj['camera_height_cm']} cm, elevation {pj['elevation_deg']} deg, "

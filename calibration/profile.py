@@ -246,3 +246,36 @@ class CalibrationProfile:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ProfileError(f"{p}: not readable JSON ({exc}); {FIX}") from exc
         return cls.from_json(data, str(p))
+
+
+READABLE_DIE_PX = 15.0
+"""Smallest top-face side (pixels) at which the die reader reads values reliably: session 10's
+full-match renders read the far dice well at 15.7-17.2 px and misread a fifth of the rolls at
+13.3 px (docs/server.md). A guide from five cameras, not a measured curve."""
+
+
+def smallest_die_px(profile: CalibrationProfile, die_cm: float = 1.75) -> float:
+    """The side (pixels) of a die's top face lying flat at the playing surface's farthest corners,
+    where the camera sees dice smallest (the board plane's homographies; the face's height ignored)."""
+    q = profile.dims.play_depth / 2
+    sides = []
+    for half, hmat in profile.homographies.items():
+        x0, x1, _, _ = profile.dims.half_rect(half)
+        for x in (x0 + die_cm, x1 - 2 * die_cm):
+            for y in (-q + die_cm, q - 2 * die_cm):
+                sq = np.array([[x, y], [x + die_cm, y], [x + die_cm, y + die_cm], [x, y + die_cm]])
+                uv = board_to_image(hmat, sq)
+                area = 0.5 * abs(float(np.sum(uv[:, 0] * np.roll(uv[:, 1], -1) - np.roll(uv[:, 0], -1) * uv[:, 1])))
+                sides.append(float(np.sqrt(area)))
+    return min(sides)
+
+
+def die_size_warning(profile: CalibrationProfile, die_cm: float = 1.75) -> str | None:
+    """A warning for whoever sets the camera up when the farthest dice will look too small to read."""
+    px = smallest_die_px(profile, die_cm)
+    if px >= READABLE_DIE_PX:
+        return None
+    return (f"warning: a {die_cm:g} cm die at the far corners of the board will be {px:.1f} px wide in this camera's "
+            f"image; dice values are read reliably from about {READABLE_DIE_PX:g} px: move the camera closer, zoom "
+            "in or use a higher resolution, then calibrate again")
+

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -552,6 +553,11 @@ def open_source(spec: str, *, speed: float = 1.0, calibration: str | None = None
             profile = load_profile(calibration)
         except PipelineError as exc:
             raise SourceError(str(exc)) from None
+        from calibration.profile import die_size_warning
+
+        warning = die_size_warning(profile)
+        if warning:
+            print(f"gammonwatch: {calibration}: {warning}", file=sys.stderr)
         try:
             from vision.errors import ModelMissingError
         except ImportError:  # pragma: no cover - vision is part of the package

@@ -1336,34 +1336,40 @@ class Referee:
         checker on the bar unseen, the 14-checker board outweighed the legal result that had it
         there, and the turn stayed unconfirmed three times). Only for vision's readings (plain counts
         are what they are) with nothing in a hand or unclear. Each missing checker goes where it
-        costs the reading least, each extra one leaves likewise; at most three."""
+        costs the reading least (a point, the bar, the tray), each extra one leaves likewise; at most
+        five (the last bear-offs of seed 319: the tray of 11 read 7)."""
         board = PhysicalBoard.from_state(s)
         if s.is_plain or not s.settled:
             return board
+
+        def moved(b: PhysicalBoard, ci: int, place: int, n: int) -> PhysicalBoard | None:
+            """``b`` with ``n`` checkers of colour ``ci`` added at ``place`` (0-23 points, 24 bar, 25 tray)."""
+            counts = list((b.light, b.dark)[ci])
+            bar, off = [b.bar[0], b.bar[1]], [b.off[0], b.off[1]]
+            cell = bar if place == 24 else off if place == 25 else counts
+            k = ci if place >= 24 else place
+            if cell[k] + n < 0:
+                return None
+            cell[k] += n
+            light, dark = (tuple(counts), b.dark) if ci == 0 else (b.light, tuple(counts))
+            return PhysicalBoard(light, dark, (bar[0], bar[1]), (off[0], off[1]))
+
         for ci, colour in enumerate((Colour.LIGHT, Colour.DARK)):
             expected = 15 - before.out_of_play[self.setup.player_of(colour)]
-            for _ in range(3):
-                total = sum((board.light, board.dark)[ci]) + board.bar[ci] + board.off[ci]
-                if total == expected:
-                    break
-                step = 1 if total < expected else -1
-                best: tuple[float, PhysicalBoard] | None = None
-                for place in range(25):  # points 1..24, then the bar
-                    counts = list((board.light, board.dark)[ci])
-                    bar = [board.bar[0], board.bar[1]]
-                    cell = bar if place == 24 else counts
-                    k = ci if place == 24 else place
-                    if cell[k] + step < 0:
-                        continue
-                    cell[k] += step
-                    light, dark = (tuple(counts), board.dark) if ci == 0 else (board.light, tuple(counts))
-                    cand = PhysicalBoard(light, dark, (bar[0], bar[1]), board.off)
-                    ll = cand.log_likelihood(s)
-                    if best is None or ll > best[0]:
-                        best = (ll, cand)
-                if best is None:
-                    break
-                board = best[1]
+            short = expected - (sum((board.light, board.dark)[ci]) + board.bar[ci] + board.off[ci])
+            if short == 0 or abs(short) > 5:
+                continue
+            step = 1 if short > 0 else -1
+            # one checker at a time where each costs least, or all in one place (a tall stack read short)
+            options = [b for b in (moved(board, ci, place, short) for place in range(26)) if b is not None]
+            greedy: PhysicalBoard | None = board
+            for _ in range(abs(short)):
+                steps = [b for b in (moved(greedy, ci, place, step) for place in range(26)) if b is not None] if greedy else []
+                greedy = max(steps, key=lambda b: b.log_likelihood(s)) if steps else None
+            if greedy is not None:
+                options.append(greedy)
+            if options:
+                board = max(options, key=lambda b: b.log_likelihood(s))
         return board
 
     def _revisit(self, s: TableState) -> None:

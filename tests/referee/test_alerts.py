@@ -1736,3 +1736,27 @@ def test_clock_left_running_for_the_wrong_player():
     near.snap()
     near.snap(6.0)
     assert near.codes() == []
+
+
+def test_a_tall_tray_read_short_is_completed_in_the_tray():
+    """Seed 319's last bear-offs: the tray of 11 light checkers read 7 (a tall stack), no hand near;
+    the board standing for "illegal" was that 11-checker reading, and two moves stayed unconfirmed.
+    The reading is completed to 15 where that costs it least: in the tray, which gave 11 some
+    probability, not on points read 99% sure. Near miss: plain counts (the simulator's, hand-written)
+    are taken as they are."""
+    from rules.referee import Colour, TableState
+
+    s = _bearing_off_light((11, 0, 2, 2, 0, 0, 0))
+    rec = s.script.snap(0.2).record
+    for p in rec["points"]:
+        p["confidence"] = 0.99
+    off_p = [0.0] * 16
+    off_p[7], off_p[8], off_p[11] = 0.6, 0.2, 0.2
+    rec["off"] = {"light": 7, "dark": 0, "light_p": off_p}
+    state = TableState.from_json(rec)
+    board = s.ref._counted_board(state, s.ref.position)
+    assert board.off == (11, 0) and board.bar == (0, 0)
+    assert board.light == state.counts(Colour.LIGHT)
+    plain = TableState.from_json({**rec, "points": [{k: v for k, v in p.items() if k != "confidence"} for p in rec["points"]],
+                                  "off": {"light": 7, "dark": 0}})
+    assert s.ref._counted_board(plain, s.ref.position).off == (7, 0)

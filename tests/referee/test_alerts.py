@@ -1131,14 +1131,22 @@ def test_reaching_to_the_bar_for_a_checker_to_enter_is_no_bar_tap():
     assert n.codes() == []
 
 
-def _dark_on_the_bar_rolls_43() -> Scenario:
-    """Bar-tap play: light hits dark's blot (13/7*), dark, on the bar, rolls 4-3."""
+def _light_rolls_61_to_hit() -> Scenario:
+    """Bar-tap play: light has rolled 6-1, dark's blot on light's 7 point (dark's 18) to be hit."""
     s = Scenario(end_signal=EndSignal.BAR_TAP)
     s.opening("light", 3, 1)
     s.play("light", "8/5 6/5")
     s.end_turn("light")
     turn(s, "dark", (6, 4), "24/18 13/9")
-    turn(s, "light", (6, 1), "13/7* 8/7")  # dark's blot goes to the bar
+    s.roll("light", 6, 1)
+    return s
+
+
+def _dark_on_the_bar_rolls_43() -> Scenario:
+    """Bar-tap play: light hits dark's blot (13/7*), dark, on the bar, rolls 4-3."""
+    s = _light_rolls_61_to_hit()
+    s.play("light", "13/7* 8/7")  # dark's blot goes to the bar
+    s.end_turn("light")
     s.roll("dark", 4, 3)
     return s
 
@@ -1235,12 +1243,7 @@ def test_putting_a_hit_checker_on_the_bar_is_no_bar_tap(in_hand_seen):
     light's grab and roll after it, premature, went unseen). Vision may or may not say a checker is
     in the hand: the blot gone from its point without one more on the bar says it. Near miss: a
     hand that reaches the bar with nothing in transit taps at once (RG19 4.1.7.2)."""
-    s = Scenario(end_signal=EndSignal.BAR_TAP)
-    s.opening("light", 3, 1)
-    s.play("light", "8/5 6/5")
-    s.end_turn("light")
-    turn(s, "dark", (6, 4), "24/18 13/9")
-    s.roll("light", 6, 1)
+    s = _light_rolls_61_to_hit()
     before = len(s.all_codes())
     s.play("light", "13/7*", hit_by_hand=True, in_hand_seen=in_hand_seen)
     assert "END_OF_TURN" not in s.all_codes()[before:]
@@ -1251,12 +1254,7 @@ def test_putting_a_hit_checker_on_the_bar_is_no_bar_tap(in_hand_seen):
     s.roll("dark", 5, 2)
     assert s.codes() == []
     # near miss: the hand at the bar again, the hit checker there, is the tap
-    n = Scenario(end_signal=EndSignal.BAR_TAP)
-    n.opening("light", 3, 1)
-    n.play("light", "8/5 6/5")
-    n.end_turn("light")
-    turn(n, "dark", (6, 4), "24/18 13/9")
-    n.roll("light", 6, 1)
+    n = _light_rolls_61_to_hit()
     n.play("light", "13/7* 8/7", hit_by_hand=True, in_hand_seen=in_hand_seen)
     before = len(n.all_codes())
     n.hand("light", "bar")

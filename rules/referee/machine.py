@@ -224,6 +224,9 @@ class Referee:
         self._held_tap: int | None = None
         """The frame a hand of the mover came to the bar while he may still have been entering
         (:meth:`_entering`): a tap if it leaves from there and the table then shows the play complete."""
+        self._off_back_once: set[str] = set()
+        """Colours whose borne-off checker was seen back on the surface in one quiet view (judged at
+        the next)."""
         self._quiet_before: TableState | None = None
         """The last state with no hand over the table (borne-off checkers back on the surface are
         judged between such states)."""
@@ -587,26 +590,38 @@ class Referee:
         # back is seen when the hand has gone.
         if self.phase in (Phase.SETUP, Phase.GAME_OVER):
             self._quiet_before = None
+            self._off_back_once.clear()
         elif not s.hands:
             ref = self._quiet_before
+            advance = True
             for i, colour in enumerate(Colour):
                 if ref is None:
                     break
                 on_board = sum(s.counts(colour)) + s.bar[i]
                 was_on_board = sum(ref.counts(colour)) + ref.bar[i]
+                key = f"off-back-{colour.value}"
                 # the checkers that left the tray are those that came onto the board (a full match's
                 # last bear-off, seed 319: the tray of 14 read 15, then 8 with one checker on the
-                # board, the hands gone; a misread, not seven checkers put back)
-                if (s.off[i] < ref.off[i] and on_board > was_on_board and s.off[i] < self._possible_off(i)
-                        and ref.off[i] - s.off[i] == on_board - was_on_board
-                        and self._latch(f"off-back-{colour.value}", True)):
-                    player = self.setup.player_of(colour)
-                    self._emit("BORNE_OFF_CHECKER_ON_SURFACE", player,
-                               f"A borne-off {colour.value} checker has left the tray. Borne-off checkers stay off the playing surface.",
-                               frame=s.frame, evidence=(ref.frame, s.frame))
-                elif s.off[i] >= ref.off[i]:
-                    self._latched.discard(f"off-back-{colour.value}")
-            self._quiet_before = s
+                # board, the hands gone; a misread, not seven checkers put back), and so in two quiet
+                # views running (seed 314's bear-off: a stack and the tray each misread once, together)
+                back = (s.off[i] < ref.off[i] and on_board > was_on_board and s.off[i] < self._possible_off(i)
+                        and ref.off[i] - s.off[i] == on_board - was_on_board)
+                if back and key not in self._off_back_once:
+                    self._off_back_once.add(key)
+                    advance = False  # the same reference for the next quiet view
+                elif back:
+                    self._off_back_once.discard(key)
+                    if self._latch(key, True):
+                        player = self.setup.player_of(colour)
+                        self._emit("BORNE_OFF_CHECKER_ON_SURFACE", player,
+                                   f"A borne-off {colour.value} checker has left the tray. Borne-off checkers stay off the playing surface.",
+                                   frame=s.frame, evidence=(ref.frame, s.frame))
+                else:
+                    self._off_back_once.discard(key)
+                    if s.off[i] >= ref.off[i]:
+                        self._latched.discard(key)
+            if advance:
+                self._quiet_before = s
         # checkers touched by the player not on turn (A3.10)
         if self.phase in (Phase.PRE_ROLL, Phase.ROLLING, Phase.MOVING) and self.pending is None:
             other = 1 - self.turn

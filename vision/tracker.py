@@ -121,6 +121,10 @@ class TrackerConfig:
     each (the product of 20 frames' probabilities, even tempered by 0.5, called dice read wrong
     99.9% sure, and the rules filter could not correct them: session 5, 3 -> 10 of 13 turns right on
     the seed-303 render)."""
+    cube_doubtful: float = 0.5
+    """A followed cube read with less confidence (face x zone) than this is replaced at once by a
+    reading of the same zone at least ``cube_clear`` sure, without ``confirm_frames`` votes."""
+    cube_clear: float = 0.8
     confirm_frames: int = 3
     """Accepted recognitions in a row that must agree before the settled checker map changes."""
     fuse_frames: int = 6
@@ -686,6 +690,12 @@ class Tracker:
             if len(self._cube_votes) == cfg.confirm_frames and len(set(self._cube_votes)) == 1:
                 self._cube = board.cube
             elif self._cube is None:
+                self._cube = board.cube
+            elif (board.cube.zone == self._cube.zone and self._cube.confidence < cfg.cube_doubtful
+                  and board.cube.confidence >= cfg.cube_clear):
+                # the same place read clearly where the face was doubtful (the demo's first double: the
+                # cube on the board read "8" at 0.31 under the doubler's leaving hand, three times, then
+                # "2" at 0.91 twice before the taker's hand came: the double was never seen)
                 self._cube = board.cube
         else:
             self._cube_votes.append((0, "absent"))

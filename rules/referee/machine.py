@@ -72,6 +72,9 @@ _ROLL_FLOOR = 1e-3
 ENTERED_SURE = 0.95
 """How sure the bar's reading must be that a mover who started on the bar has entered what he must,
 before his hand at the bar is the end-of-turn tap rather than a reach for the next checker."""
+BAR_CLEAR = 0.9
+"""How sure a reading of the bar (with no hand over it) must be of its count to show a hit checker
+put there (:meth:`Referee._carrying_hit`)."""
 BARE_TAP_WAIT_S = 1.0
 """A bar tap before the roll is judged (a pass without rolling) once the hand has left the bar and
 this long has passed with no cube action and no roll: a hand going for the cube looks the same."""
@@ -239,6 +242,10 @@ class Referee:
         self._touched_turn: set[str] = set()
         self._rest_since: dict[int, float] = {}
         self._judged_roll = False
+        self._bar_clear: tuple[int | None, tuple[list[int], list[int]]] = (None, ([], []))
+        """The roll (its frame) and, per colour, the bar counts read clearly while it is played (:meth:`_note_bar`)."""
+        self._start_cube_unchecked = False
+        """The game has started and its cube is yet to be looked at (when the opening roll has rested)."""
         self._thrown_after_game = False
         """Dice were thrown after the last game ended, before the board was seen set up again."""
         self._dice_hand_t = -math.inf
@@ -271,6 +278,7 @@ class Referee:
         # the cube and the clock keep their last seen value while a hand hides them
         self._cube_before, self._clock_before = self._last_cube, self._last_clock
         self._update_rest(s)
+        self._note_bar(s)
         if self._doubt is not None and s.settled and not s.hands:
             self._doubt = replace(self._doubt, quiet=s)
         if any(h.over is HandOver.DICE for h in s.hands):
@@ -1000,21 +1008,42 @@ class Referee:
     def _colour_index(self, player: int) -> int:
         return 0 if self.setup.colour_of(player) is Colour.LIGHT else 1
 
+    def _note_bar(self, s: TableState) -> None:
+        """Keep, for the roll being played, each clear reading of the bar (no hand over it, the count
+        at least :data:`BAR_CLEAR` sure) for :meth:`_carrying_hit`."""
+        if self.phase is not Phase.MOVING or self.roll_frame is None:
+            return
+        if self._bar_clear[0] != self.roll_frame:
+            self._bar_clear = (self.roll_frame, ([], []))
+        if any(h.over is HandOver.BAR for h in s.hands):
+            return
+        for ci in (0, 1):
+            n = s.bar[ci]
+            if n > 0 and 1.0 - s.bar_at_most_probability(ci, n - 1) >= BAR_CLEAR:
+                self._bar_clear[1][ci].append(n)
+
     def _carrying_hit(self, s: TableState, prev: TableState, mover: int) -> bool:
         """The mover's hand comes to the bar with a checker he has hit: putting it there (RG19 4.1.7.2's
         tap is another gesture). Seen as a checker of the opponent's in a hand, or as fewer of them on
         the points than at the roll without as many more on the bar, just before the hand came (the
-        bar is read under the hand that is over it). A tap that this delays is found at the
-        opponent's throw."""
+        bar is read under the hand that is over it). Not when every checker hit has already been
+        seen on the bar, clearly and twice since the roll (session 11, the demo: light's 11/10*/7, the
+        hit checker on the bar in four states, then read gone under the hand coming to tap and counted
+        in a hand: the tap was taken for the hit being put down, and dark's roll after it for a roll
+        before the turn had ended). A tap that this delays is found at the opponent's throw."""
         if self.phase is not Phase.MOVING or self.dice is None:
             return False
         oc = 1 - self._colour_index(mover)
-        if s.in_hand[oc] > 0 or prev.in_hand[oc] > 0:
-            return True
         before = self.map.to_physical(self.roll_pos or self.position)
         on_points_before = sum((before.light, before.dark)[oc])
         on_points_now = sum(prev.counts(Colour.LIGHT if oc == 0 else Colour.DARK))
-        return on_points_before - on_points_now > prev.bar[oc] - before.bar[oc]
+        in_hand = s.in_hand[oc] > 0 or prev.in_hand[oc] > 0
+        if self._bar_clear[0] == self.roll_frame:
+            readings = sorted(self._bar_clear[1][oc], reverse=True)
+            seen = (readings[1] if len(readings) > 1 else 0) - before.bar[oc]
+            if seen >= max(on_points_before - on_points_now, 1):
+                return False
+        return in_hand or on_points_before - on_points_now > prev.bar[oc] - before.bar[oc]
 
     def _entering(self, s: TableState, mover: int, prev: TableState | None = None) -> bool:
         """A hand at the bar while the mover may still have a checker there that the roll lets him enter
@@ -1196,6 +1225,8 @@ class Referee:
         if min(self._rest_time(s, i, d) for i, d in dice) < self.profile.settle_s:
             return
         self._judged_roll = True
+        if self._start_cube_unchecked:
+            self._start_cube_checks(s)
         owners: list[int] = []
         for _, d in dice:
             o = self._dice_owner(d)
@@ -1244,6 +1275,14 @@ class Referee:
                 self.position = self.map.to_position(board, self.turn)
             except ValueError:
                 pass
+        self._start_cube_unchecked = True
+
+    def _start_cube_checks(self, s: TableState) -> None:
+        """The cube where it belongs for the game (RG19 4.4.7: none in the Crawford game), looked at once
+        the opening roll has rested, not when it lands: a cube taken away just before the throw can still
+        be seen for a moment (session 11: the demo's Crawford game, the cube gone 1.1 s before the dice
+        landed, still read at the centre then; removed 0.5 s before the dice were judged)."""
+        self._start_cube_unchecked = False
         cube = s.cube
         if self.match.crawford:
             if cube is not None and cube.zone is not CubeZone.ABSENT:

@@ -1282,6 +1282,51 @@ def test_putting_a_hit_checker_on_the_bar_is_no_bar_tap(in_hand_seen):
     assert n.codes() == []
 
 
+@pytest.mark.parametrize("hit_seen_on_the_bar", [True, False])
+def test_a_tap_after_the_hit_checker_was_seen_on_the_bar_is_the_tap(hit_seen_on_the_bar):
+    """Session 11, the demo: light hit by hand (11/10*/7) and the hit checker was seen on the bar,
+    clearly, in four states. His hand coming to tap hid it: read gone, and so counted in a hand (15
+    checkers), as the hand came and while it was over the bar, and back on the bar when it left. That was
+    taken for the hit being put down, and dark's roll that followed for a roll before the turn had
+    ended. Near miss: the same readings without the earlier sightings (the blot lifted last, 8/7
+    first) are the hit being put down, and the tap that follows ends the turn."""
+    from rules.referee import TableState
+
+    s = _light_rolls_61_to_hit()
+    before = len(s.all_codes())
+    s.play("light", "13/7* 8/7" if hit_seen_on_the_bar else "8/7", hit_by_hand=True)
+
+    def seen(bar_dark: int, bar_dark_p: list[float], in_hand_dark: int) -> None:
+        rec = s.script.snap(0.2).record
+        for p in rec["points"]:
+            p["confidence"] = 0.99  # counts as vision gives them
+        rec["bar"] = {"light": 0, "dark": bar_dark, "dark_p": bar_dark_p}
+        rec["in_hand"] = {"light": 0, "dark": in_hand_dark}
+        s.alerts += s.ref.feed(TableState.from_json(rec))
+
+    if not hit_seen_on_the_bar:
+        # 13/7*, the blot lifted last: in the hand, never seen on the bar before the hand comes there
+        s.script.hand(s.player("light"), "checkers")
+        s.table.boards[s.player("light")][13] -= 1
+        s.table.boards[s.player("light")][7] += 1
+        s.table.boards[s.player("dark")][18] = 0
+        s.table.boards[s.player("dark")][BAR] = 1  # (where it goes; the readings below say otherwise)
+        seen(0, [0.999, 0.001], 1)  # the blot lifted
+    s.script.hand(s.player("light"), "board")
+    seen(0, [0.99999, 0.00001], 1)  # the hand comes: the bar read empty, one dark checker counted in a hand
+    s.script.hand(s.player("light"), "bar")
+    seen(0, [1 / 16] * 16, 1)  # over the bar: the bar unknown, one dark checker counted in a hand
+    s.script.no_hands()
+    seen(1, [0.0001, 0.9999], 0)  # the hand has left: on the bar
+    ended = s.all_codes()[before:].count("END_OF_TURN")
+    assert ended == (1 if hit_seen_on_the_bar else 0)
+    if not hit_seen_on_the_bar:
+        s.end_turn("light")  # the tap after putting the hit checker down
+        assert s.all_codes()[before:].count("END_OF_TURN") == 1
+    s.roll("dark", 5, 2)
+    assert s.codes() == []
+
+
 # ---------------------------------------------------------------- corrections and monitor decisions
 def _illegal_opening() -> Scenario:
     s = Scenario()
@@ -1778,3 +1823,19 @@ def test_a_tall_tray_read_short_is_completed_in_the_tray():
     plain = TableState.from_json({**rec, "points": [{k: v for k, v in p.items() if k != "confidence"} for p in rec["points"]],
                                   "off": {"light": 7, "dark": 0}})
     assert s.ref._counted_board(plain, s.ref.position).off == (7, 0)
+
+
+def test_a_cube_taken_away_while_the_opening_roll_rests_is_no_crawford_alert():
+    """Session 11, the demo's Crawford game: the cube was taken away (1.1 s) before the opening throw
+    landed, and the camera still read it at the centre when the dice landed. The cube is looked at
+    when the opening roll is judged (2 s at rest). Near miss: still there then, the warning."""
+    for taken_away in (True, False):
+        s = Scenario(score=(6, 3))
+        steps = s.script.throw(s.player("light"), (3, 1), opening=True)
+        s.feed([next(steps), next(steps)])  # thrown, landed (0.6 s)
+        assert s.codes() == []
+        if taken_away:
+            s.table.cube = {"value": 1, "zone": "absent"}
+        s.feed(steps)  # at rest for the settle time
+        assert s.last("OPENING_ROLL").player == "light"
+        assert s.codes() == ([] if taken_away else ["CUBE_PRESENT_IN_CRAWFORD"])

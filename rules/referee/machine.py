@@ -261,6 +261,9 @@ class Referee:
         self._wrong_clock_since: float | None = None
         self._last_clock: Clock | None = None
         self._cube_before: Cube | None = None
+        self._board_cube: tuple[TableState, TableState, Cube] | None = None
+        """A cube read on the board under a hand, with its state before and the cube before it: an offer
+        once seen clearly (:meth:`_offer_clear`)."""
         self._clock_before: Clock | None = None
         self.rejected = 0
         self._emit("MATCH_START", None, f"{self._match_desc()}; rules {self.profile.title}", frame=None)
@@ -715,6 +718,20 @@ class Referee:
             # WB23 4.4(iii): moved to the taker's side within the limits of the board, and let go
             self._cube_answer(s, CubeZone.NEAR if cube.side is Seat.NEAR else CubeZone.FAR)
             return
+        if self._board_cube is not None:
+            first, first_prev, before = self._board_cube
+            if cube.zone is not CubeZone.BOARD:
+                self._board_cube = None  # back where it was: no offer was made
+                if self.turn is not None and cube.zone.value == self._seat(1 - self.turn).value and cube.zone is not before.zone:
+                    # taken from the hand of the player on turn to the other side: the offer, and the answer
+                    self._double_offered(first, first_prev, before, frame=s.frame)
+                    if self.phase is Phase.CUBE_PENDING:
+                        self._cube_answer(s, cube.zone)
+                    return
+            elif self._offer_clear(s):
+                self._board_cube = None
+                self._double_offered(first, first_prev, before, frame=s.frame)
+                return
         if cube.zone is last.zone:
             return
         zone = cube.zone
@@ -726,7 +743,21 @@ class Referee:
             self._cube_answer(s, zone)
             return
         if zone is CubeZone.BOARD:
-            self._double_offered(s, prev)
+            if self._offer_clear(s):
+                self._double_offered(s, prev, last)
+            else:
+                self._board_cube = (s, prev, last)
+                self._bare_tap = None  # the hand at the bar was going for the cube
+
+    @staticmethod
+    def _offer_clear(s: TableState) -> bool:
+        """A cube read on the board is an offer (RG19 4.4.4) once it is read there with no hand over the
+        board, the bar, the cube or checkers: the doubler has let it go. Under a hand the cube may be
+        on its way, or not the cube at all (session 10: a light checker carried from the bar past the
+        centred cube was read as the cube on the board, showing 32 or, at 0.83, 2, and a void double
+        after the roll was called four times in 385 turns). Taken from there to the other side under
+        the hands, it was offered and taken (:meth:`_cube_checks`)."""
+        return not any(h.over in (HandOver.BOARD, HandOver.BAR, HandOver.CUBE, HandOver.CHECKERS) for h in s.hands)
 
     def _cube_home_zone(self) -> CubeZone:
         owner = self.match.cube.owner
@@ -734,9 +765,10 @@ class Referee:
             return CubeZone.CENTRE
         return CubeZone.NEAR if self._seat(owner) is Seat.NEAR else CubeZone.FAR
 
-    def _double_offered(self, s: TableState, prev: TableState) -> None:
-        last = self._cube_before
-        assert s.cube is not None and last is not None
+    def _double_offered(self, s: TableState, prev: TableState, last: Cube, frame: int | None = None) -> None:
+        """The cube moved from ``last`` to the board in ``s`` (``prev`` the state before); reported at
+        ``frame`` (default ``s``'s: later when the offer was only clear then, :meth:`_offer_clear`)."""
+        assert s.cube is not None
         self._bare_tap = None  # the hand at the bar was going for the cube
         # who doubles: the owner if it left his side; else the hand on it; else the player on turn
         hands = [h.side for h in s.hands if h.over is HandOver.CUBE] or [h.side for h in prev.hands if h.over is HandOver.CUBE]
@@ -750,7 +782,7 @@ class Referee:
             doubler = self._player_at(Seat(last.zone.value))
         else:
             doubler = self.turn
-        frame = s.frame
+        frame = s.frame if frame is None else frame
         self.bound_double = False
         if self.phase in (Phase.SETUP, Phase.OPENING, Phase.GAME_OVER):
             self.cube_void = True

@@ -892,7 +892,52 @@ def test_the_doubler_is_the_seat_whose_hand_moved_the_cube():
     n.snap()
     n.table.cube = {"value": 2, "zone": "board"}
     n.snap()
+    assert n.codes() == []  # a cube on the board under a hand: no offer until the hand has gone
+    n.script.no_hands()
+    n.snap()
     assert n.codes() == ["DOUBLE_OUT_OF_TURN"] and n.last("DOUBLE_OUT_OF_TURN").player == "light"
+
+
+@pytest.mark.parametrize("hand_leaves_it_there", [False, True])
+def test_a_cube_read_on_the_board_only_under_a_hand_is_no_double(hand_leaves_it_there):
+    """Session 10 (seed 320): dark, on the bar after his roll, took his checker from beside the
+    centred cube; under his hand the camera read the cube on the board (showing 32, or 2 at 0.83),
+    and back at the centre when the hand had gone: a void double after the roll was called. A cube
+    on the board is an offer once seen there with no hand over it (RG19 4.4.4). Near miss: the cube
+    still on the board when the hand has gone is the (void) double."""
+    s = opened()
+    s.roll("dark", 6, 4)
+    s.script.hand(s.player("dark"), "bar")
+    s.table.cube = {"value": 32, "zone": "board"}
+    s.snap()
+    s.snap(0.2)
+    assert s.codes() == []
+    if not hand_leaves_it_there:
+        s.table.cube = {"value": 1, "zone": "centre"}
+    s.script.no_hands()
+    s.snap()
+    assert s.codes() == (["DOUBLE_AFTER_ROLL_ATTEMPT"] if hand_leaves_it_there else [])
+
+
+def test_a_double_taken_before_the_doubler_let_go_is_offered_and_taken():
+    """The cube read on the board only under hands (no offer yet, above), then on the taker's side:
+    the double was offered and taken. Near miss: back on the doubler's side, no double."""
+    for taken in (True, False):
+        s = opened()
+        s.script.hand(s.player("dark"), "cube")
+        s.table.cube = {"value": 2, "zone": "board"}
+        s.snap()
+        s.script.hand(s.player("light"), "cube")
+        s.snap(0.2)
+        side = s.script.seat(s.player("light" if taken else "dark"))
+        s.table.cube = {"value": 2, "zone": side}
+        s.snap()
+        s.script.no_hands()
+        s.snap()
+        assert s.codes() == []
+        assert ("DOUBLE_OFFERED" in s.all_codes(), "TAKE" in s.all_codes()) == (taken, taken)
+        if taken:
+            assert s.last("DOUBLE_OFFERED").player == "dark" and s.ref.match.cube.value == 2
 
 
 # ---------------------------------------------------------------- premature actions (A4)

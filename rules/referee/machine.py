@@ -14,6 +14,7 @@ GAME_OVER (bear-off, pass or resignation; board reset) -> SETUP of the next game
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -91,6 +92,12 @@ def _appeared_at_rest_in(s: TableState, prev: TableState | None, half: Half) -> 
     return (prev is not None and _on_table(s) and not _on_table(prev)
             and not any(d.state is DieState.ROLLING for d in s.dice)
             and all(d.half is half for d in s.dice if d.state is DieState.AT_REST))
+
+
+def _crosses_bar(src: int, dst: int) -> bool:
+    """A checker step (the mover's numbering, 25 the bar, 0 off) from one side of the bar to the other
+    (it runs between points 6 and 7, and 18 and 19)."""
+    return 0 < dst <= 6 < src <= 24 or 0 < dst <= 18 < src <= 24
 
 
 def _face_p(d: Die) -> list[float]:
@@ -236,12 +243,17 @@ class Referee:
         self._held_hit: tuple[int, TableState] | None = None
         """While a tap is held back because the mover's hand came to the bar carrying a checker he hit:
         the opponent's bar count before the hand came and the state as it came (:meth:`_carrying_hit`)."""
+        self._held_mid: int | None = None
+        """The frame of a tap held back because the play was unfinished with a checker to take over the
+        bar (:meth:`_mid_play`); a held tap is of that kind while ``_held_tap`` is this frame."""
         self.bound_double = False
         self._prev: TableState | None = None
         self._latched: set[str] = set()
         self._touched_turn: set[str] = set()
         self._rest_since: dict[int, float] = {}
         self._judged_roll = False
+        self._partials: tuple[tuple[Position, tuple[int, int]], set[Position], set[Position]] | None = None
+        """The last :meth:`_partial_results` (its arguments, the partial and the complete positions)."""
         self._bar_clear: tuple[int | None, tuple[list[int], list[int]]] = (None, ([], []))
         """The roll (its frame) and, per colour, the bar counts read clearly while it is played (:meth:`_note_bar`)."""
         self._start_cube_unchecked = False
@@ -979,7 +991,8 @@ class Referee:
                 return True
         if self.end_signal is EndSignal.BAR_TAP:
             return (self._hand(s, seat, HandOver.BAR) and not self._hand(prev, seat, HandOver.BAR)
-                    and not self._entering(s, mover, prev) and not self._carrying_hit(s, prev, mover))
+                    and not self._entering(s, mover, prev) and not self._carrying_hit(s, prev, mover)
+                    and not self._mid_play(s, prev, mover))
         if self.end_signal is EndSignal.LIFT_DICE and self.phase is Phase.MOVING:
             before = self._roll_dice(prev, mover)
             if before and self._lifted(s) > self._lifted(prev) and not self._hand(s, seat.other, HandOver.DICE):
@@ -1009,6 +1022,8 @@ class Referee:
                     self._held_hit = (prev.bar[1 - self._colour_index(mover)], s)
                 elif self._entering(s, mover, prev):
                     self._held_tap = s.frame
+                elif self._mid_play(s, prev, mover):
+                    self._held_tap = self._held_mid = s.frame
             return None
         if any(h.over is not HandOver.BAR for h in mine):
             self._held_tap = self._held_hit = None
@@ -1021,12 +1036,65 @@ class Referee:
             placed = s.bar_at_most_probability(1 - self._colour_index(mover), bar_before) < 0.5
             self._held_tap = self._held_hit = None
             return arrival if not placed and not self._entering(s, mover) else None
-        if not self._entering(s, mover):
+        if self._held_mid == self._held_tap or not self._entering(s, mover):
+            # the hand has left the bar and gone: a tap (on a play unfinished, or with all entered)
             self._held_tap = self._held_hit = None
             return s
         if s.is_plain:
             self._held_tap = None  # a checker still on his bar: no tap after all (or an incomplete play)
         return None
+
+    def _mid_play(self, s: TableState, prev: TableState, mover: int) -> bool:
+        """The mover's hand comes to the bar while the board (as the hand comes, or under it) shows a
+        play begun and not finished, its next step over the bar: part of a legal play of the roll and
+        no legal result. The hand may be taking a checker across the bar (RG19 4.1.7.2's tap is
+        another gesture): the tap is held until the hand has left the bar and gone, and judged then
+        (:meth:`_tap_held_back`; an unfinished play so ended is alerted that much later); a hand that
+        goes on to the board was moving a checker (session 11, seed 320: light's 6-5, 19/13 carried over the bar after the
+        5 was played, was taken for a tap on an unfinished play, an illegal move, and the next turn
+        for one that moved the opponent's checkers)."""
+        if self.phase is not Phase.MOVING or self.dice is None or self.profile.legal_results is not None:
+            return False
+        before = self.roll_pos or self.position
+        partial, complete = self._partial_results(before, self.dice)
+        if not partial:
+            return False
+        shown = []
+        for state in (prev, s):
+            try:
+                shown.append(self.map.to_position(PhysicalBoard.from_state(state), 1 - mover, before.out_of_play))
+            except ValueError:
+                continue
+        return any(p in partial for p in shown) and not any(p in complete for p in shown)
+
+    def _partial_results(self, before: Position, dice: tuple[int, int]) -> tuple[set[Position], set[Position]]:
+        """The positions part of the way through a legal play of ``dice`` from ``before`` whose next step
+        takes a checker over the bar (and that are no legal result), and the legal results, the
+        opponent on roll in both (cached for the turn)."""
+        key = (before, dice)
+        if self._partials is not None and self._partials[0] == key:
+            return self._partials[1], self._partials[2]
+        mover = int(before.turn)
+        plays = LegalPlays(before, dice)
+        complete = {p.with_turn(Player(1 - mover)) for p in plays.positions()}
+        partial: set[Position] = set()
+        orders = {order for play in plays for order in itertools.permutations((st.src, st.dst) for st in play.steps)}
+        for order in orders:  # the steps of a play in any order the board allows
+            boards = [list(before.board(Player(0))), list(before.board(Player(1)))]
+            me, opp = boards[mover], boards[1 - mover]
+            for (src, dst), nxt in zip(order[:-1], order[1:], strict=True):
+                if me[src] <= 0 or (dst and opp[25 - dst] >= 2):
+                    break
+                me[src] -= 1
+                me[dst] += 1
+                if dst and opp[25 - dst] == 1:
+                    opp[25 - dst] -= 1
+                    opp[25] += 1
+                if _crosses_bar(*nxt):  # what is left to play takes a checker over the bar
+                    partial.add(Position.from_boards(boards, Player(1 - mover), before.out_of_play))
+        partial -= complete
+        self._partials = (key, partial, complete)
+        return partial, complete
 
     def _possible_off(self, colour_index: int) -> int:
         """Checkers of a colour (0 light, 1 dark) that can be in its tray now: the referee's position's, or

@@ -1221,6 +1221,7 @@ def _dark_on_the_bar_rolls_43() -> Scenario:
     ("bar/21 13/10", None, [0.995, 0.005], True),  # bar clearly empty: the tap
     ("bar/21 13/10", None, [0.72, 0.28], True),    # bar unclear but the play complete: the tap
     ("bar/21", [0.99, 0.01], [0.72, 0.28], True),  # half a play, the bar clearly empty just before the hand: the tap
+    # (once the hand has left the bar and gone: what is left, 21/18, would cross the bar)
     ("bar/21", [0.72, 0.28], [0.72, 0.28], False),  # near miss: unclear before and under the hand
 ])
 def test_a_reach_to_the_bar_is_a_tap_only_when_the_bar_is_empty_or_the_play_complete(play, before_p, bar_dark_p, ends):
@@ -1247,6 +1248,10 @@ def test_a_reach_to_the_bar_is_a_tap_only_when_the_bar_is_empty_or_the_play_comp
     s.script.hand(s.player("dark"), "bar")
     before = len(s.all_codes())
     s.alerts += s.ref.feed(seen(bar_dark_p))
+    if play == "bar/21" and ends:
+        assert s.all_codes()[before:] == []  # may be taking 21/18 over the bar
+        s.script.no_hands()
+        s.alerts += s.ref.feed(seen(bar_dark_p))  # the hand has left the bar and gone: the tap
     judged = [c for c in s.all_codes()[before:] if c in ("END_OF_TURN", "ILLEGAL_MOVE")]
     assert bool(judged) is ends
     assert s.codes() == (["ILLEGAL_MOVE"] if judged == ["ILLEGAL_MOVE"] else [])
@@ -1370,6 +1375,39 @@ def test_a_tap_after_the_hit_checker_was_seen_on_the_bar_is_the_tap(hit_seen_on_
         assert s.all_codes()[before:].count("END_OF_TURN") == 1
     s.roll("dark", 5, 2)
     assert s.codes() == []
+
+
+@pytest.mark.parametrize("carried_on", [True, False])
+def test_a_hand_over_the_bar_halfway_through_a_play_that_crosses_it_is_no_tap(carried_on):
+    """Session 11, seed 320: light played the 5 of his 6-5, then carried a checker from his 19 point
+    over the bar to 13; his hand over the bar, the board showing half the play, was taken for the
+    tap: an illegal move, and dark's next turn, played from the wrong position, for one that moved
+    light's checkers. Here dark plays 13/8, then carries 24/18 over the bar. Near miss: the hand
+    leaves the bar and is gone with the play unfinished: that was the tap, on an illegal play."""
+    s = opened(end_signal=EndSignal.BAR_TAP)
+    s.roll("dark", 6, 5)
+    s.play("dark", "13/8")
+    before = len(s.all_codes())
+    dark = s.player("dark")
+    s.script.hand(dark, "board")
+    s.snap()  # reaching for the checker on 24
+    s.script.hand(dark, "bar")
+    s.snap()  # over the bar with it (the camera still counts it on 24)
+    assert s.all_codes()[before:] == []
+    if carried_on:
+        s.script.hand(dark, "checkers")
+        s.table.boards[dark][24] -= 1
+        s.table.boards[dark][18] += 1
+        s.snap()
+        s.script.no_hands()
+        s.snap()
+        assert s.all_codes()[before:] == []
+        s.end_turn("dark")
+        assert s.all_codes()[before:] == ["MOVE", "END_OF_TURN"] and s.codes() == []
+    else:
+        s.script.no_hands()
+        s.snap()
+        assert s.codes() == ["ILLEGAL_MOVE"]
 
 
 # ---------------------------------------------------------------- corrections and monitor decisions

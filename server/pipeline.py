@@ -177,6 +177,12 @@ class HandCue:
         self._bar_since: dict[str, float] = {}
         self.min_frac = min_frac
         """Smallest hand region, as a share of the board (a hand from the far seat looks small)."""
+        self.arm_min_frac = min(min_frac, 0.003)
+        """Smallest hand region on the board, as a share of it, where it joins a change beyond a seat's
+        edge at least ``min_frac`` of the board large: an arm reaching in, mostly beyond the board
+        (session 11, seed 320: the far arm over the far checkers, 0.5-0.9% of the board inside it, was
+        taken into the quiet table at the next recognition, and the checkers it moved for turns read
+        as moved with no hand; the other seat's and the 15-checker checks then failed)."""
         self.reference: U8 | None = None
         self.changed: U8 | None = None
         self.bar_mask: U8 | None = None
@@ -273,7 +279,7 @@ class HandCue:
         changed = cv2.bitwise_and(changed_all, m.mask)
         self.changed = np.asarray(changed, dtype=np.uint8)
         frac = cv2.countNonZero(changed) / m.mask_count
-        if frac < self.min_frac:
+        if frac < self.arm_min_frac:
             return []
         # beyond each seat's edge: an arm comes in from there (fingers that reach the near edge from
         # the far seat do not cross it)
@@ -282,10 +288,20 @@ class HandCue:
         out_near = cv2.bitwise_and(outside, m.near_band)
         out_far = cv2.bitwise_and(outside, m.far_band)
         seen_near, seen_far = self._beyond_in_view()
+        least = self.min_frac * m.mask_count
+        # the parts of the change beyond the board as large as a hand: an arm seen coming in
+        n_out, out_labels, out_stats, _ = cv2.connectedComponentsWithStats(self._outside, connectivity=8)
+        big_out = np.isin(out_labels, [i for i in range(1, n_out) if out_stats[i, cv2.CC_STAT_AREA] >= least])
+        arm_out = np.asarray(big_out, dtype=np.uint8) * 255
+        if frac < self.min_frac and not cv2.countNonZero(arm_out):
+            return []
         # connected regions large enough to be a hand; moved checkers and dice are separate small regions
         n, labels, stats, _ = cv2.connectedComponentsWithStats(self.changed, connectivity=8)
-        least = self.min_frac * m.mask_count
         grow = np.ones((5, 5), np.uint8)
+        # the arm beyond an edge and its hand on the board may be apart by a wrist over the rail that
+        # differs little from the reference (seed 320's far arm over the walnut rail: 2-3 small pixels)
+        wrist = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
+        arm_band = cv2.bitwise_and(arm_out, cv2.bitwise_or(m.near_band, m.far_band))
         Side = Literal["near", "far"]
         arms: dict[Side, U8] = {}
         orphans: list[tuple[U8, Side | None]] = []
@@ -294,10 +310,15 @@ class HandCue:
             arms[side] = blob if side not in arms else np.asarray(cv2.bitwise_or(arms[side], blob), dtype=np.uint8)
 
         for i in range(1, n):
-            if stats[i, cv2.CC_STAT_AREA] < least:
+            area = stats[i, cv2.CC_STAT_AREA]
+            if area < self.arm_min_frac * m.mask_count:
                 continue
             blob = np.asarray(labels == i, dtype=np.uint8) * 255
             reach = cv2.dilate(blob, grow)
+            if area < least:  # too small for a hand on the board: one only with an arm beyond the edge next to it
+                reach = cv2.dilate(blob, wrist)
+                if not cv2.countNonZero(cv2.bitwise_and(reach, arm_band)):
+                    continue
             near_out = cv2.countNonZero(cv2.bitwise_and(reach, out_near))
             far_out = cv2.countNonZero(cv2.bitwise_and(reach, out_far))
             near = cv2.countNonZero(cv2.bitwise_and(blob, m.near_band))

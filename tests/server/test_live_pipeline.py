@@ -712,6 +712,30 @@ def test_a_die_at_rest_does_not_jump_to_a_box_far_from_it():
         assert pipe.locate_dice(seen) == kept
 
 
+@pytest.mark.parametrize("arm_beyond", [True, False])
+def test_a_far_hand_mostly_beyond_the_edge_is_a_hand(arm_beyond):
+    """Session 11, seed 320: the far player's fingers over his checkers by the far rail were 0.5-0.9%
+    of the board in the camera's view, under the 1.2% a hand on the board needs; his arm, beyond
+    the rail, was most of the change, and his wrist over the rail matched the table. With no hand
+    seen the arm was taken into the quiet table and the checkers he moved read as moved by no one.
+    A small change on the board next to an arm beyond the edge is a hand. Near miss: the same change
+    with nothing beyond the edge (a checker moved by the far rail) is none."""
+    profile, cue, table = _cue_on_a_quiet_table()
+    q = profile.dims.play_depth / 2
+    img = table.copy()
+    fingers = profile.project(np.array([[-11.0, q - 0.2, 0.0], [-6.5, q - 0.2, 0.0], [-6.5, q - 3.5, 0.0], [-11.0, q - 3.5, 0.0]]))
+    cv2.fillPoly(img, [np.round(fingers).astype(np.int32)], (220, 200, 190))
+    if arm_beyond:  # from just beyond the far rail (the wrist over it unseen) to the player
+        beyond = q + profile.dims.rail_width + 1.5
+        arm = profile.project(np.array([[-12.0, q + 40, 0.0], [-5.0, q + 40, 0.0], [-5.0, beyond, 0.0], [-12.0, beyond, 0.0]]))
+        cv2.fillPoly(img, [np.round(arm).astype(np.int32)], (220, 200, 190))
+    grey = cue.small_grey(img)
+    inside = cv2.countNonZero(cv2.bitwise_and(cv2.threshold(cv2.absdiff(grey, cue.small_grey(table)), 18, 255, cv2.THRESH_BINARY)[1],
+                                              cue.m.mask)) / cue.m.mask_count
+    assert cue.arm_min_frac <= inside < cue.min_frac  # a small hand in the view, as in seed 320
+    assert [(h.side, h.over) for h in cue(grey, [])] == ([("far", "board")] if arm_beyond else [])
+
+
 @pytest.mark.parametrize("die_cm, over", [
     ((12.0, -7.0), "dice"),    # the fingers are at the die: a hand taking it
     ((12.0, -15.0), "board"),  # the arm passes over the die on its way to checkers beyond: it hides it

@@ -94,6 +94,17 @@ def _appeared_at_rest_in(s: TableState, prev: TableState | None, half: Half) -> 
             and all(d.half is half for d in s.dice if d.state is DieState.AT_REST))
 
 
+def _moved_to_rest_in(s: TableState, prev: TableState | None, half: Half) -> bool:
+    """Both dice at rest in ``half``, where before one was off the table (lifted) and the other at
+    rest in the other half: a throw the camera saw only in part (the demo's table, session 11: one
+    die of the last roll was seen taken, the other never seen to move until both lay in the
+    roller's half)."""
+    return (prev is not None and len(s.dice) == 2
+            and all(d.state is DieState.AT_REST and d.half is half for d in s.dice)
+            and any(d.state not in (DieState.AT_REST, DieState.ROLLING) for d in prev.dice)
+            and any(d.state is DieState.AT_REST and d.half is not None and d.half is not half for d in prev.dice))
+
+
 def _crosses_bar(src: int, dst: int) -> bool:
     """A checker step (the mover's numbering, 25 the bar, 0 off) from one side of the bar to the other
     (it runs between points 6 and 7, and 18 and 19)."""
@@ -918,8 +929,10 @@ class Referee:
             return
         if phase is Phase.PRE_ROLL:
             # dice first seen at rest in the mover's right half: his throw, its rolling unseen (both
-            # dice lost in flight); judged like any throw once at rest
-            if new_roll or _appeared_at_rest_in(s, prev, self._right_half(mover)):
+            # dice lost in flight, or one seen taken and the other only where it landed); judged like
+            # any throw once at rest
+            right = self._right_half(mover)
+            if new_roll or _appeared_at_rest_in(s, prev, right) or _moved_to_rest_in(s, prev, right):
                 roller = self._roller(rolling, mover)
                 if roller != mover:
                     return

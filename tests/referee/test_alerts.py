@@ -499,6 +499,33 @@ def test_dice_first_seen_at_rest_are_the_movers_throw_in_his_right_half(mine, ju
         assert _moves(s)[-1][1] == [6, 4] and s.codes() == []
 
 
+@pytest.mark.parametrize("lands_in", ["mine", "theirs"])
+def test_a_throw_seen_only_in_part_is_the_movers_throw(lands_in):
+    """Session 11, the demo's table: dark took the dice of light's 1-1; the camera saw one die taken
+    and the other still at rest in light's half, then both at rest in dark's right half (3-1), never
+    rolling. No throw was seen; dark's entry from the bar was called 'ended his turn without
+    rolling'. Both dice come to rest in his right half from the other half and a hand: his throw.
+    Near miss: both back at rest in light's half (a die picked up and put back) are no throw."""
+    s = opened()
+    theirs, mine = s.script.right_half(s.player("light")), s.script.right_half(s.player("dark"))
+    s.table.dice = [{"id": k, "value": 1, "state": "at_rest", "half": theirs, "valid": True, "reason": "flat_board"} for k in (0, 1)]
+    s.snap(0.5)
+    s.table.dice[0] = {"id": 0, "value": None, "state": "lifted"}
+    s.snap(0.3)
+    half = mine if lands_in == "mine" else theirs
+    s.table.dice = [{"id": k, "value": v, "state": "at_rest", "half": half, "valid": True, "reason": "flat_board"}
+                    for k, v in enumerate((3, 1))]
+    s.snap(0.3)
+    s.snap(2.5)
+    valid = [a for a in s.alerts if a.code == "ROLL_VALID" and a.player == "dark"]
+    assert bool(valid) is (lands_in == "mine") and s.codes() == []
+    if valid:
+        assert valid[-1].details["dice"] == [3, 1]
+        s.play("dark", "24/21 6/5")
+        s.end_turn("dark")
+        assert _moves(s)[-1][1] == [3, 1] and s.codes() == []
+
+
 def test_a_rethrow_first_seen_at_rest_after_an_invalid_roll_is_judged():
     """Seen in the seed-305 render: light's cocked throw was called, he took the dice up and threw
     again, both dice lost in flight and first seen at rest; the rethrow was never judged and the

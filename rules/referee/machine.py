@@ -267,6 +267,9 @@ class Referee:
         """The last :meth:`_partial_results` (its arguments, the partial and the complete positions)."""
         self._bar_clear: tuple[int | None, tuple[list[int], list[int]]] = (None, ([], []))
         """The roll (its frame) and, per colour, the bar counts read clearly while it is played (:meth:`_note_bar`)."""
+        self._invalid_opening: tuple[int, list[tuple[int, Die]]] | None = None
+        """The opening roll judged invalid, not yet rethrown: its starter (the higher die's) and dice
+        (:meth:`_opening_played`)."""
         self._start_cube_unchecked = False
         """The game has started and its cube is yet to be looked at (when the opening roll has rested)."""
         self._thrown_after_game = False
@@ -885,6 +888,10 @@ class Referee:
             # the table before a throw (dice the camera first sees at rest, their roll unseen, too)
             self._before_throw = prev
         if phase in (Phase.SETUP, Phase.OPENING):
+            if self._invalid_opening is not None and prev is not None and self._opening_played(s, prev, new_roll):
+                if new_roll:  # the opponent's throw after the turn played on the invalid opening roll
+                    self._dice_and_signals(s, prev)
+                return
             self._opening(s, new_roll)
             return
         if phase is Phase.GAME_OVER:
@@ -1329,6 +1336,7 @@ class Referee:
                 self._setup_checks(s)
             self.phase = Phase.OPENING
             self._judged_roll = False
+            self._invalid_opening = None
             return
         if self.phase is not Phase.OPENING or self._judged_roll:
             return
@@ -1350,6 +1358,9 @@ class Referee:
             reasons = self._invalid_reasons([(i, d)], owner)
             if reasons:
                 self._roll_invalid(s, owner, reasons)
+                v = [d.value for _, d in dice]
+                if v[0] is not None and v[1] is not None and v[0] != v[1]:
+                    self._invalid_opening = (owners[0] if v[0] > v[1] else owners[1], dice)
                 return
         (_, d0), (_, d1) = dice
         v0, v1 = d0.value or 1, d1.value or 1
@@ -1371,6 +1382,35 @@ class Referee:
                    details={"dice": list(values)})
         self.attempted = True
         self._roll_valid(s, starter, values, dice, opening=True)
+
+    def _opening_played(self, s: TableState, prev: TableState, thrown: bool) -> bool:
+        """The opening roll was judged invalid (and a reroll called for) but the starter played it: he
+        ends his turn (or the opponent throws, ``thrown``) and the board shows a legal play of that
+        roll, explaining it better than the starting position does. The game goes on from the play
+        (the monitor has the invalid verdict to act on); otherwise every later throw would be judged
+        as an opening rethrow, in one half: "wrong side" for the rest of the game (session 11: the
+        demo live, its Crawford game's opening roll called sunk between checkers in error)."""
+        assert self._invalid_opening is not None
+        starter, dice = self._invalid_opening
+        if not thrown and not self._end_signalled(s, prev, starter):
+            return False
+        if not s.settled or self.setup.dice_mode is not DiceMode.TWO:
+            return False
+        values = [d.value or 1 for _, d in dice]
+        roll = (max(values), min(values))
+        before = self.position.with_turn(starter)
+        if self._best_result_ll(s, before, roll) <= self.map.to_physical(before).log_likelihood(s):
+            return False  # nothing played: a tap or a throw with the starting position unchanged
+        self._invalid_opening = None
+        self._judged_roll = True
+        self.starter = self.turn = starter
+        self.position = before
+        self._emit("OPENING_ROLL", starter, f"{self._name(starter)} starts with {roll[0]}-{roll[1]}, the roll judged invalid, "
+                   "played without a reroll.", frame=s.frame, details={"dice": list(roll), "after_invalid": True})
+        self.attempted = True
+        self._roll_valid(s, starter, roll, dice, opening=True)
+        self._judge_turn(s, implied=thrown)
+        return True
 
     def _setup_checks(self, s: TableState) -> None:
         board = PhysicalBoard.from_state(s)

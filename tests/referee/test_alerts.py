@@ -526,6 +526,32 @@ def test_a_throw_seen_only_in_part_is_the_movers_throw(lands_in):
         assert _moves(s)[-1][1] == [3, 1] and s.codes() == []
 
 
+@pytest.mark.parametrize("ended_by", ["tap", "opponent's throw", "rethrow"])
+def test_an_invalid_opening_roll_played_on_is_followed(ended_by):
+    """Session 11, the demo live: the Crawford game's opening roll was called sunk between checkers
+    (in error) and the players played on. The referee waited for an opening rethrow: every later
+    throw, in one half, was "wrong side" for the rest of the game. When the starter plays the roll
+    and ends his turn (or the opponent throws), the game goes on from the play; the invalid verdict
+    stands for the monitor. Near miss: the opening rethrown with nothing played is the opening."""
+    s = Scenario(end_signal=EndSignal.BAR_TAP)
+    s.opening("light", 3, 1, reasons=("in_gap", "flat_board"))
+    assert s.codes() == ["ROLL_INVALID_SUNK_BETWEEN_CHECKERS"]
+    if ended_by == "rethrow":
+        s.opening("dark", 6, 4)
+        assert s.last("OPENING_ROLL").player == "dark" and s.codes() == ["ROLL_INVALID_SUNK_BETWEEN_CHECKERS"]
+        return
+    s.play("light", "8/5 6/5")
+    if ended_by == "tap":
+        s.end_turn("light")
+    s.roll("dark", 6, 4)
+    assert s.last("OPENING_ROLL").details["after_invalid"] and s.last("ROLL_VALID").player == "dark"
+    s.play("dark", "24/18 13/9")
+    s.end_turn("dark")
+    s.roll("light", 5, 2)
+    assert s.codes() == ["ROLL_INVALID_SUNK_BETWEEN_CHECKERS"]
+    assert [m[1] for m in _moves(s)] == [[3, 1], [6, 4]]
+
+
 def test_a_rethrow_first_seen_at_rest_after_an_invalid_roll_is_judged():
     """Seen in the seed-305 render: light's cocked throw was called, he took the dice up and threw
     again, both dice lost in flight and first seen at rest; the rethrow was never judged and the

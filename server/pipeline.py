@@ -39,7 +39,7 @@ import numpy.typing as npt
 from calibration.errors import CalibrationError, ProfileError
 from calibration.profile import CalibrationProfile
 from vision.dice_detect import detect_dice
-from vision.dice_validity import die_board_xy, half_of
+from vision.dice_validity import DEFAULT_DIE_CM, die_board_xy, half_of
 from vision.observation import DieObservation
 from vision.recognizer import FrameRecognizer, Recognition, die_px_range
 from vision.tracker import (
@@ -438,6 +438,9 @@ class PipelineConfig:
     """The same while another hand region moved since: the place an arm left, the arm now elsewhere
     (in the demo the near arm's old place, reaching the near edge, was the hand's "tip" while the
     arm tapped the bar: the tap was missed)."""
+    new_die_min_frac: float = 0.6
+    """A box smaller than this share of the side a die lying at its place shows is not taken for a new
+    die (:meth:`FramePipeline._too_small`; 0 turns the check off)."""
     die_changed_frac: float = 0.15
     """A die box must differ from the table as last seen quiet on at least this share of its pixels
     (grey difference above ``die_changed_delta``): a die arrives by a throw, so it is not part of the
@@ -565,6 +568,8 @@ class FramePipeline:
             known = k in claimed  # (each followed die claims one box: a second box near it is new)
             if not known and self._static(box):
                 continue  # found at this place for 2 s, before any throw: something on the table
+            if not known and self._too_small(box):
+                continue  # far smaller than a die lying there would look: not a die arriving
             if not known and not self._differs_from_table(image, box):
                 continue  # part of the quiet table (a checker's edge, the cube): not a die that arrived
             if not known and (hand_present or self.motion.changed_in(hand_lately, box) > 0.3):
@@ -611,6 +616,21 @@ class FramePipeline:
                     continue
                 out.append(box)
                 break
+
+    def _too_small(self, box: Box) -> bool:
+        """The box's longer side is under ``new_die_min_frac`` of the longer side of the box a die lying
+        flat at its place would show (from the calibration). Session 11, the demo's table from its JPEG frames: a 15 px
+        box where a die shows 28 px, by the near rail with both dice in the cup, took a die's place;
+        the real die that landed in the other half was never followed and the roll was called
+        'wrong side' (the same table's MP4 never had that box: which false box gets in decides)."""
+        need = self.config.new_die_min_frac
+        if need <= 0:
+            return False
+        x, y = die_board_xy(self.profile, box)
+        d, h = DEFAULT_DIE_CM / 2, DEFAULT_DIE_CM
+        cube = self.profile.project(np.array([[x + sx * d, y + sy * d, z] for sx in (-1, 1) for sy in (-1, 1) for z in (0.0, h)]))
+        side = float(max(np.ptp(cube[:, 0]), np.ptp(cube[:, 1])))  # the longer side of the die's box
+        return max(box[2] - box[0], box[3] - box[1]) < need * side
 
     def _static(self, box: Box) -> bool:
         """The locator has given a box at this place for 2 s or more (with at most 1 s missed)."""

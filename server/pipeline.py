@@ -439,8 +439,8 @@ class PipelineConfig:
     (in the demo the near arm's old place, reaching the near edge, was the hand's "tip" while the
     arm tapped the bar: the tap was missed)."""
     new_die_min_frac: float = 0.6
-    """A box smaller than this share of the side a die lying at its place shows is not taken for a new
-    die (:meth:`FramePipeline._too_small`; 0 turns the check off)."""
+    """A box smaller than this share of the size the followed dice show at its place is not taken for
+    a new die (:meth:`FramePipeline._too_small`; 0 turns the check off)."""
     die_changed_frac: float = 0.15
     """A die box must differ from the table as last seen quiet on at least this share of its pixels
     (grey difference above ``die_changed_delta``): a die arrives by a throw, so it is not part of the
@@ -498,6 +498,8 @@ class FramePipeline:
         self.tracker = Tracker(self.config.tracker, source=source)
         self.times = times or StageTimes()
         self._die_px = die_px_range(profile)
+        self._die_ratios: deque[float] = deque(maxlen=50)
+        """The followed dice's boxes, each over the default die's box at its place (:meth:`_too_small`)."""
         self._background: U8 | None = None
         self._die_looks: list[tuple[tuple[float, float], U8]] = []
         """Each followed die at rest as last found at a recognition: its centre and the pixels of its
@@ -566,6 +568,8 @@ class FramePipeline:
             if self.config.dice_locator != "model" and half_of(self.profile, die_board_xy(self.profile, box)) is None:
                 continue  # (the recognizer's locator keeps dice just off the surface: validity judges them)
             known = k in claimed  # (each followed die claims one box: a second box near it is new)
+            if known and self.config.new_die_min_frac > 0:
+                self._die_ratios.append(self._die_ratio(box))
             if not known and self._static(box):
                 continue  # found at this place for 2 s, before any throw: something on the table
             if not known and self._too_small(box):
@@ -617,20 +621,28 @@ class FramePipeline:
                 out.append(box)
                 break
 
-    def _too_small(self, box: Box) -> bool:
-        """The box's longer side is under ``new_die_min_frac`` of the longer side of the box a die lying
-        flat at its place would show (from the calibration). Session 11, the demo's table from its JPEG frames: a 15 px
-        box where a die shows 28 px, by the near rail with both dice in the cup, took a die's place;
-        the real die that landed in the other half was never followed and the roll was called
-        'wrong side' (the same table's MP4 never had that box: which false box gets in decides)."""
-        need = self.config.new_die_min_frac
-        if need <= 0:
-            return False
+    def _die_ratio(self, box: Box) -> float:
+        """The box's longer side over that of the box a die of ``DEFAULT_DIE_CM`` lying flat at its place
+        shows (from the calibration)."""
         x, y = die_board_xy(self.profile, box)
         d, h = DEFAULT_DIE_CM / 2, DEFAULT_DIE_CM
         cube = self.profile.project(np.array([[x + sx * d, y + sy * d, z] for sx in (-1, 1) for sy in (-1, 1) for z in (0.0, h)]))
-        side = float(max(np.ptp(cube[:, 0]), np.ptp(cube[:, 1])))  # the longer side of the die's box
-        return max(box[2] - box[0], box[3] - box[1]) < need * side
+        side = float(max(np.ptp(cube[:, 0]), np.ptp(cube[:, 1])))
+        return max(box[2] - box[0], box[3] - box[1]) / side if side > 0 else 1.0
+
+    def _too_small(self, box: Box) -> bool:
+        """The box is under ``new_die_min_frac`` of the size the followed dice show at its place (their
+        boxes' median :meth:`_die_ratio`; 0.75 of the default die's until three were seen: dice differ in
+        size, and the smallest simulated ones show 0.64 of it). Session 11, the demo's table from its
+        JPEG frames: a 15 px box by the near rail (0.53 of the default die there, where the match's
+        dice showed 0.95-1.33) took a die's place with both dice in the cup; the real die that landed
+        in the other half was never followed and the roll was called 'wrong side' (the same table's
+        MP4 never had that box: which false box gets in decides)."""
+        need = self.config.new_die_min_frac
+        if need <= 0:
+            return False
+        scale = float(np.median(self._die_ratios)) if len(self._die_ratios) >= 3 else 0.75
+        return self._die_ratio(box) < need * scale
 
     def _static(self, box: Box) -> bool:
         """The locator has given a box at this place for 2 s or more (with at most 1 s missed)."""

@@ -812,6 +812,30 @@ def test_a_bar_tap_is_a_tip_that_stays_on_the_bar_not_a_checker_carried_across()
     assert [h.over for h in cue(on_bar, [], 1.5)] == ["board"]   # back on the bar: the clock restarts
 
 
+def test_a_new_die_far_smaller_than_the_dice_seen_there_is_no_die():
+    """Session 11, the demo's table from its JPEG frames: with both dice in the cup a 15 px box by the
+    near rail (0.53 of a default die there; the match's dice showed 0.95-1.33) took a die's place,
+    and the die that landed was never followed. A new box under 0.6 of what the followed dice show
+    at its place (0.75 of a default die until three were seen: small dice show 0.64) is no die.
+    Near miss: the same box with no dice seen yet, as a small die might show, is one."""
+    from server.pipeline import FramePipeline
+
+    profile = load_profile(CAMERA)
+    pipe = FramePipeline(profile, recognizer=_FixedLocator([]))  # type: ignore[arg-type]
+    cx, cy = 708.0, 338.0
+    side = 100.0 / pipe._die_ratio((cx - 50, cy - 50, cx + 50, cy + 50))  # a default die's box there
+
+    def box(ratio: float) -> tuple[float, float, float, float]:
+        h = ratio * side / 2
+        return (cx - h, cy - h, cx + h, cy + h)
+
+    assert not pipe._too_small(box(0.53)) and not pipe._too_small(box(0.64))  # no dice seen: a small die
+    assert pipe._too_small(box(0.40))
+    pipe._die_ratios.extend([1.1, 1.0, 1.2])  # the match's dice, followed
+    assert pipe._too_small(box(0.53))
+    assert not pipe._too_small(box(0.9))
+
+
 def test_a_die_with_a_hand_next_to_it_is_not_looked_at():
     """A hand carrying a checker past a resting die shifts its box without the die moving; the
     pipeline does not pass such a die to the tracker that frame (it was read as a new roll)."""

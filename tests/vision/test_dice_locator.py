@@ -209,3 +209,28 @@ def test_the_second_look_finds_a_white_die_on_walnut_the_frame_size_look_misses(
     x, y = 149, 167
     alone = rec.locator.locate(image, scales=(1.0,), roi=(x - 80, y - 80, x + 80, y + 80), threshold=0.2)
     assert len(alone) == 0
+
+
+@needs_model
+def test_the_second_look_tries_a_second_phase_of_the_grid() -> None:
+    """Session 11, seed 322 (held out, navy-leather, 48 degrees): dark's second die lay at rest by
+    the bar, plainly in view, where the tracker had last seen it moving (601.99, 344.83). The second
+    look's window from there found nothing near it (a false box at 0.202 near the window's edge);
+    the same window a pixel up and to the left scores the die above 0.3. The track stayed
+    'rolling' and the roll went unseen. The second look now also looks half a grid cell (4 px) up
+    and to the left. The crop (200 x 200 of the 1280 x 720 frame, PNG) keeps the window's pixels;
+    near miss: the one window alone still misses the die."""
+    from vision.recognizer import FrameRecognizer
+
+    image = cv2.imread(str(Path(__file__).parents[1] / "data" / "vision" / "die-by-the-bar-navy.png"))
+    assert image is not None and image.shape[:2] == (200, 200)
+    rec = FrameRecognizer(CalibrationProfile.from_corners([[5, 5], [195, 5], [195, 195], [5, 195]], (200, 200)))
+    x, y = 601.99 - 500, 344.83 - 245  # the track's last centre, in the crop
+    die = (100.0, 98.0)  # the die's centre in the crop (truth: 601.8, 343.7 in the frame)
+
+    def near_die(boxes: list[tuple[float, float, float, float]]) -> bool:
+        return any(np.hypot((b[0] + b[2]) / 2 - die[0], (b[1] + b[3]) / 2 - die[1]) <= 10.0 for b in boxes)
+
+    assert near_die(rec.look_again(image, (x, y), 80.0, 0.2))
+    alone = rec.locator.locate(image, scales=(1.0, 1.25), roi=(int(x - 80), int(y - 80), int(x + 80), int(y + 80)), threshold=0.2)
+    assert not near_die(alone.as_list())

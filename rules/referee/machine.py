@@ -18,7 +18,7 @@ import itertools
 import math
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from rules.match import CubeState, MatchError, MatchState, Player, ResultKind, Termination
 from rules.matfile import EntryKind, MatEntry, MatGame, MatMatch
@@ -1011,8 +1011,7 @@ class Referee:
                 return True
         if self.end_signal is EndSignal.BAR_TAP:
             return (self._hand(s, seat, HandOver.BAR) and not self._hand(prev, seat, HandOver.BAR)
-                    and not self._entering(s, mover, prev) and not self._carrying_hit(s, prev, mover)
-                    and not self._mid_play(s, prev, mover))
+                    and self._tap_hold(s, prev, mover) is None)
         if self.end_signal is EndSignal.LIFT_DICE and self.phase is Phase.MOVING:
             before = self._roll_dice(prev, mover)
             if before and self._lifted(s) > self._lifted(prev) and not self._hand(s, seat.other, HandOver.DICE):
@@ -1037,13 +1036,13 @@ class Referee:
         mine = [h for h in s.hands if h.side is seat]
         if self._held_tap is None:
             if self._hand(s, seat, HandOver.BAR) and not self._hand(prev, seat, HandOver.BAR):
-                if self._carrying_hit(s, prev, mover):
+                hold = self._tap_hold(s, prev, mover)
+                if hold is not None:
                     self._held_tap = s.frame
+                if hold == "hit":
                     self._held_hit = (prev.bar[1 - self._colour_index(mover)], s)
-                elif self._entering(s, mover, prev):
-                    self._held_tap = s.frame
-                elif self._mid_play(s, prev, mover):
-                    self._held_tap = self._held_mid = s.frame
+                elif hold == "mid":
+                    self._held_mid = s.frame
             return None
         if any(h.over is not HandOver.BAR for h in mine):
             self._held_tap = self._held_hit = None
@@ -1062,6 +1061,19 @@ class Referee:
             return s
         if s.is_plain:
             self._held_tap = None  # a checker still on his bar: no tap after all (or an incomplete play)
+        return None
+
+    def _tap_hold(self, s: TableState, prev: TableState, mover: int) -> Literal["hit", "entering", "mid"] | None:
+        """Why the mover's hand arriving at the bar may be no end-of-turn tap: carrying a checker he hit
+        (:meth:`_carrying_hit`), entering from the bar (:meth:`_entering`) or taking a checker over it
+        mid-play (:meth:`_mid_play`); None when it is the tap (:meth:`_end_signalled`; a held tap is
+        judged when the hand leaves, :meth:`_tap_held_back`)."""
+        if self._carrying_hit(s, prev, mover):
+            return "hit"
+        if self._entering(s, mover, prev):
+            return "entering"
+        if self._mid_play(s, prev, mover):
+            return "mid"
         return None
 
     def _mid_play(self, s: TableState, prev: TableState, mover: int) -> bool:
@@ -1156,7 +1168,7 @@ class Referee:
         oc = 1 - self._colour_index(mover)
         before = self.map.to_physical(self.roll_pos or self.position)
         on_points_before = sum((before.light, before.dark)[oc])
-        on_points_now = sum(prev.counts(Colour.LIGHT if oc == 0 else Colour.DARK))
+        on_points_now = sum(prev.counts(self.setup.colour_of(1 - mover)))
         in_hand = s.in_hand[oc] > 0 or prev.in_hand[oc] > 0
         if self._bar_clear[0] == self.roll_frame:
             readings = sorted(self._bar_clear[1][oc], reverse=True)
@@ -1175,7 +1187,7 @@ class Referee:
         is complete). A real tap that this delays is found at the opponent's throw."""
         if self.phase is not Phase.MOVING or self.dice is None:
             return False
-        ci = 0 if self.setup.colour_of(mover) is Colour.LIGHT else 1
+        ci = self._colour_index(mover)
         before = self.roll_pos or self.position
         start = self.map.to_physical(before).bar[ci]
         if start == 0 and s.bar[ci] == 0:

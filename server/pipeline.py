@@ -39,7 +39,7 @@ import numpy.typing as npt
 from calibration.errors import CalibrationError, ProfileError
 from calibration.profile import CalibrationProfile
 from vision.dice_detect import detect_dice
-from vision.dice_validity import DEFAULT_DIE_CM, die_board_xy, half_of
+from vision.dice_validity import DEFAULT_DIE_CM, die_board_xy, flat_die_boxes, half_of
 from vision.observation import DieObservation
 from vision.recognizer import FrameRecognizer, Recognition, die_px_range
 from vision.tracker import (
@@ -624,10 +624,8 @@ class FramePipeline:
     def _die_ratio(self, box: Box) -> float:
         """The box's longer side over that of the box a die of ``DEFAULT_DIE_CM`` lying flat at its place
         shows (from the calibration)."""
-        x, y = die_board_xy(self.profile, box)
-        d, h = DEFAULT_DIE_CM / 2, DEFAULT_DIE_CM
-        cube = self.profile.project(np.array([[x + sx * d, y + sy * d, z] for sx in (-1, 1) for sy in (-1, 1) for z in (0.0, h)]))
-        side = float(max(np.ptp(cube[:, 0]), np.ptp(cube[:, 1])))
+        flat = flat_die_boxes(self.profile, die_board_xy(self.profile, box), DEFAULT_DIE_CM, 0.0)[0]  # square to the board
+        side = float(max(flat[2] - flat[0], flat[3] - flat[1]))
         return max(box[2] - box[0], box[3] - box[1]) / side if side > 0 else 1.0
 
     def _too_small(self, box: Box) -> bool:

@@ -120,7 +120,7 @@ def _backproject(profile: CalibrationProfile, uv: F64, z: float) -> F64:
     return np.asarray(centre[:2] + lam[:, None] * rays[:, :2], dtype=np.float64)
 
 
-def _flat_die_boxes(profile: CalibrationProfile, xy: tuple[float, float], size: float, z0: float) -> F64:
+def flat_die_boxes(profile: CalibrationProfile, xy: tuple[float, float], size: float, z0: float) -> F64:
     """Image boxes ``len(YAWS_DEG) x 4`` of a die lying flat at ``xy`` with its base at height ``z0``."""
     h = size / 2
     base = np.array([[sx * h, sy * h, z] for sx in (-1, 1) for sy in (-1, 1) for z in (z0, z0 + size)])
@@ -188,7 +188,7 @@ def die_features(profile: CalibrationProfile, box_xyxy: Sequence[float], other_b
     x, y = float(lo[0]), float(lo[1])
     inside, bar, outer, nearfar = _surface_distances(dims, x, y)
     inside_hi = _surface_distances(dims, float(hi[0]), float(hi[1]))[0]
-    boxes = _flat_die_boxes(profile, (x, y), s, 0.0)
+    boxes = flat_die_boxes(profile, (x, y), s, 0.0)
     fw = float(np.mean(boxes[:, 2] - boxes[:, 0]))
     fh = float(np.mean(boxes[:, 3] - boxes[:, 1]))
     ow, oh = x1 - x0, y1 - y0

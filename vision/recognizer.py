@@ -33,7 +33,7 @@ from calibration.board import board_to_image
 from calibration.profile import CalibrationProfile
 from vision.board_reader import BoardReader, BoardReading
 from vision.dice import CALIBRATED_MODEL, SETTLED_ZOOMS, DieReader, up_directions
-from vision.dice_locator import SETTLED_SCALES, DiceLocator
+from vision.dice_locator import SETTLED_SCALES, DiceLocator, merge_looks
 from vision.dice_validity import (
     DEFAULT_DIE_CM,
     VALID_CLASSES,
@@ -156,8 +156,8 @@ class FrameRecognizer:
         frame's size in such a window and 0.24-0.37 at x1.25)."""
         arr = self._check(image)
         h, w = arr.shape[:2]
-        boxes: list[Box] = []
-        scores: list[float] = []
+        boxes: list[npt.NDArray[np.float64]] = []
+        scores: list[npt.NDArray[np.float64]] = []
         # the window at two phases of the network's grid, half a cell apart (session 11, seed 322: a
         # die plainly at rest by the bar scored 0.3 in a window starting at (522, 265) and under 0.2
         # in one a pixel up and to the left; the pipeline asked with the die's last centre, 601.99,
@@ -168,17 +168,13 @@ class FrameRecognizer:
             if roi[2] - roi[0] < 16 or roi[3] - roi[1] < 16:
                 continue
             found = self.locator.locate(arr, scales=SETTLED_SCALES, roi=roi, threshold=threshold)
-            for b, s in zip(found.as_list(), found.scores, strict=True):
-                c = ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
-                if math.dist(c, centre) > radius:
-                    continue
-                same = [k for k, o in enumerate(boxes) if math.dist(c, ((o[0] + o[2]) / 2, (o[1] + o[3]) / 2)) < (b[2] - b[0]) / 2]
-                if not same:
-                    boxes.append(b)
-                    scores.append(float(s))
-                elif float(s) > scores[same[0]]:
-                    boxes[same[0]], scores[same[0]] = b, float(s)
-        return [b for _, b in sorted(zip(scores, boxes, strict=True), key=lambda x: -x[0])]
+            near = [math.dist(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), centre) <= radius for b in found.as_list()]
+            boxes.append(found.boxes[near])
+            scores.append(found.scores[near])
+        if not boxes:
+            return []
+        merged, _ = merge_looks(np.concatenate(boxes).reshape(-1, 4), np.concatenate(scores), self.locator.max_dice)
+        return [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in merged]
 
     def _near_board_extent(self) -> tuple[float, float]:
         """Half width and half depth (cm, board frame) of the region a located die is reported in: the

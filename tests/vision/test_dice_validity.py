@@ -23,13 +23,13 @@ from vision.dice_validity import (
     RECT_SIZE,
     RECT_SPAN,
     DieValidityClassifier,
-    _flat_die_boxes,
     assumed_camera,
     checker_centres,
     context_crop,
     decide,
     die_board_xy,
     die_features,
+    flat_die_boxes,
     rectified_crop,
 )
 from vision.errors import ModelMissingError, VisionError
@@ -109,8 +109,8 @@ def test_an_off_board_die_lies_outside_the_playing_surface_and_a_die_on_checkers
 def test_flat_die_footprint_grows_with_height_towards_the_camera() -> None:
     lab, _ = samples()[0]
     profile = sample_profile(lab)
-    low = _flat_die_boxes(profile, (10.0, 0.0), 1.8, 0.0)
-    high = _flat_die_boxes(profile, (10.0, 0.0), 1.8, 5.0)
+    low = flat_die_boxes(profile, (10.0, 0.0), 1.8, 0.0)
+    high = flat_die_boxes(profile, (10.0, 0.0), 1.8, 5.0)
     def area(b: np.ndarray) -> np.ndarray:
         return np.asarray((b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]))
 

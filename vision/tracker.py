@@ -49,6 +49,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.checkers import check_total
+from vision.dice_validity import VALID_CLASSES
 from vision.errors import VisionError
 from vision.observation import (
     COLOURS,
@@ -71,8 +72,6 @@ HIDDEN_BAR_PRIOR = 0.5
 IN_HAND_PRIOR = np.array([0.7, 0.2, 0.07, 0.02] + [0.01 / 12] * 12)
 """How many checkers of a colour a hand over the table holds (0..15): in the 15-per-colour check of
 a view with hands, checkers the frame does not show are held rather than forced under the hand."""
-VALID_REASONS = frozenset({"flat_board", "on_checker"})
-"""The physical reasons of a valid die (``vision.dice_validity.VALID_CLASSES``; the rule set decides on checkers)."""
 BLOCKS_CHECKERS = frozenset({"checkers", "bar", "tray", "board"})
 """Hands over these hide or move checkers: no checker decision while one is there."""
 
@@ -588,7 +587,7 @@ class Tracker:
                 # its own threshold (P(flat) + P(on checker) >= 0.045 for the committed model), so a
                 # mean valid_p under 0.5 with "flat_board" said "valid": false of a die it judged flat
                 out["reason"] = max(DIE_REASONS, key=tr.reasons.count)
-                out["valid"] = out["reason"] in VALID_REASONS
+                out["valid"] = out["reason"] in VALID_CLASSES
             elif tr.valid_p:
                 out["valid"] = bool(float(np.mean(tr.valid_p)) >= 0.5)
         if tr.half in ("left", "right"):

@@ -174,15 +174,16 @@ def rotate(v: np.ndarray, deg: float) -> np.ndarray:
     return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
 
 
-def sim_train_crops(folder: Path, variants: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Crops of the simulator dice of one folder: labelled box + jittered boxes and vertical (cached)."""
+def sim_train_crops(folder: Path, variants: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Crops of the simulator dice of one folder: labelled box + jittered boxes and vertical (cached);
+    also each crop's die size in pixels (the labelled box's longer side)."""
     labels = sorted((folder / "frames").glob("*.json"))
-    cache = ROOT / "data-gen" / f"die_reader_sim_{folder.name}_{len(labels)}_{variants}_{seed}.npz"
+    cache = ROOT / "data-gen" / f"die_reader_sim_{folder.name}_{len(labels)}_{variants}_{seed}_sized.npz"
     if cache.is_file():
         d = np.load(cache)
-        return d["x"], d["y"]
+        return d["x"], d["y"], d["side"]
     rng = np.random.default_rng(seed)
-    xs, ys = [], []
+    xs, ys, sides = [], [], []
     for path in labels:
         lab = json.loads(path.read_text())
         dice = [o for o in lab["objects"] if o.get("kind") == "die" and o.get("box_xyxy") is not None
@@ -202,9 +203,11 @@ def sim_train_crops(folder: Path, variants: int, seed: int) -> tuple[np.ndarray,
                     b = box
                 xs.append(crop_die(img, b, up=rotate(up, float(rng.normal(0, 8.0)))))
                 ys.append(int(die["value"]) - 1)
-    x, y = np.stack(xs), np.array(ys, dtype=np.int64)
-    np.savez(cache, x=x, y=y)
-    return x, y
+                sides.append(side)
+    x, y, sd = np.stack(xs), np.array(ys, dtype=np.int64), np.array(sides, dtype=np.float32)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(cache, x=x, y=y, side=sd)
+    return x, y, sd
 
 
 def sim_test_crops(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -231,9 +234,22 @@ def sim_test_crops(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.stack(xs), np.array(ys, dtype=np.int64), np.array(flat, dtype=bool)
 
 
-def augment(x: torch.Tensor, oriented: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+def blur(x: torch.Tensor, sigma: float) -> torch.Tensor:
+    """A Gaussian blur of ``sigma`` crop pixels on every channel (reflecting borders)."""
+    r = max(1, int(np.ceil(2.5 * sigma)))
+    k1 = torch.exp(-torch.arange(-r, r + 1, dtype=torch.float32) ** 2 / (2 * sigma * sigma))
+    k1 = k1 / k1.sum()
+    c = x.shape[1]
+    xp = F.pad(x, (r, r, r, r), mode="reflect")
+    xp = F.conv2d(xp, k1.view(1, 1, 1, -1).expand(c, 1, 1, -1).contiguous(), groups=c)
+    return F.conv2d(xp, k1.view(1, 1, -1, 1).expand(c, 1, -1, 1).contiguous(), groups=c)
+
+
+def augment(x: torch.Tensor, oriented: torch.Tensor, gen: torch.Generator, blur_share: float = 0.0) -> torch.Tensor:
     """Values are invariant to rotation, mirroring and colour. Crops whose up is known (``oriented``,
-    simulator crops rotated to the vertical) are only mirrored; the others also get rot90."""
+    simulator crops rotated to the vertical) are only mirrored; the others also get rot90.
+    ``blur_share`` of the crops are blurred (sigma 0.6-1.6 crop pixels: the defocus and video
+    compression of a live camera, which soften a small die's pips further than the training frames)."""
     free = ~oriented
     if free.any():
         k = int(torch.randint(0, 4, (1,), generator=gen))
@@ -245,11 +261,17 @@ def augment(x: torch.Tensor, oriented: torch.Tensor, gen: torch.Generator) -> to
     gray = torch.rand(x.shape[0], generator=gen) < 0.1
     if gray.any():
         x[gray] = x[gray].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
+    if blur_share > 0:
+        soft = torch.rand(x.shape[0], generator=gen) < blur_share
+        if soft.any():
+            sigma = 0.6 + float(torch.rand(1, generator=gen)) * 1.0
+            x[soft] = blur(x[soft], sigma)
     return x
 
 
 def run_epochs(model: DieNet, x: np.ndarray, y: np.ndarray, epochs: int, lr: float, gen: torch.Generator,
-               label: str, oriented: np.ndarray | None = None, frozen_bn: bool = False) -> None:
+               label: str, oriented: np.ndarray | None = None, frozen_bn: bool = False,
+               blur_share: float = 0.0) -> None:
     if epochs <= 0:
         return
     xt = torch.from_numpy(to_tensor(x))
@@ -270,7 +292,7 @@ def run_epochs(model: DieNet, x: np.ndarray, y: np.ndarray, epochs: int, lr: flo
         total_loss, correct = 0.0, 0
         for s in range(0, len(xt), batch):
             idx = order[s : s + batch]
-            xb = augment(xt[idx].clone(), ot[idx], gen)
+            xb = augment(xt[idx].clone(), ot[idx], gen, blur_share)
             yb = yt[idx]
             logits = model(xb)
             loss = F.cross_entropy(logits, yb, label_smoothing=0.05)
@@ -308,6 +330,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--width", type=int, default=1, help="channel multiplier of the network (1: 82k parameters)")
     ap.add_argument("--init-onnx", type=Path, default=None,
                     help="continue from an export of the same network (batch norm folded; kept in inference mode)")
+    ap.add_argument("--small-px", type=float, default=20.0, help="a simulator die this size or smaller (pixels) is small")
+    ap.add_argument("--small-weight", type=int, default=1,
+                    help="each small simulator die's crops this many times in the mixed set (far dice at low camera elevations)")
+    ap.add_argument("--blur", type=float, default=0.0, help="share of training crops blurred (augmentation)")
     ap.add_argument("--colour-pips", action="store_true",
                     help="synthetic dice also with hue-only pip contrast and smoky dark faces")
     args = ap.parse_args(argv)
@@ -343,8 +369,14 @@ def main(argv: list[str] | None = None) -> int:
             continue
         t0 = time.time()
         part = sim_train_crops(folder, args.sim_variants, SEED + 10 + i)
+        small = part[2] <= args.small_px
+        if args.small_weight > 1 and small.any():
+            extra = np.repeat(np.nonzero(small)[0], args.small_weight - 1)
+            part = (np.concatenate([part[0], part[0][extra]]), np.concatenate([part[1], part[1][extra]]), part[2])
         sim_parts.append(part)
-        sim_counts[folder.name] = len(part[1]) // args.sim_variants
+        sim_counts[folder.name] = int(len(part[2]) // args.sim_variants)
+        sim_small = sim_counts.get("small_dice", 0) + int(small.sum()) // args.sim_variants
+        sim_counts["small_dice"] = sim_small
         print(f"  simulator {folder.name}: {len(part[1])} crops ({time.time() - t0:.0f} s)", flush=True)
     xsim = np.concatenate([p[0] for p in sim_parts]) if sim_parts else np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8)
     ysim = np.concatenate([p[1] for p in sim_parts]) if sim_parts else np.zeros(0, np.int64)
@@ -359,6 +391,13 @@ def main(argv: list[str] | None = None) -> int:
         load_onnx_weights(model, args.init_onnx)
     n_params = sum(p.numel() for p in model.parameters())
     print(f"parameters: {n_params}", flush=True)
+    before_figures = {}
+    if args.init_onnx is not None:  # the starting model on the same held-out dice, for comparison
+        start = DieReader(args.init_onnx)
+        for name, (xt_, yt_, _flat) in tests.items():
+            before_figures[name] = round(float((start.read_crops(xt_).value == yt_ + 1).mean()), 4)
+        before_figures["real"] = round(float((start.read_crops(xh).value == yh + 1).mean()), 4)
+        print(f"starting model on the held-out dice: {before_figures}", flush=True)
     t_train = time.time()
     run_epochs(model, xs, ys, args.synthetic_epochs, 3e-3, gen, "synthetic")
     rng = np.random.default_rng(SEED + 3)
@@ -367,7 +406,8 @@ def main(argv: list[str] | None = None) -> int:
     ym = np.concatenate([ysim, yr, ys[pick]])
     oriented = np.concatenate([np.ones(len(ysim), bool), np.zeros(len(yr) + len(pick), bool)])
     print(f"mixed set: {len(ysim)} simulator + {len(yr)} real + {len(pick)} synthetic crops", flush=True)
-    run_epochs(model, xm, ym, args.epochs, args.lr, gen, "mixed", oriented, frozen_bn=args.init_onnx is not None)
+    run_epochs(model, xm, ym, args.epochs, args.lr, gen, "mixed", oriented, frozen_bn=args.init_onnx is not None,
+               blur_share=args.blur)
     train_seconds = time.time() - t_train
 
     model.eval()
@@ -420,6 +460,7 @@ def main(argv: list[str] | None = None) -> int:
         "accuracy_train_real": train_acc,
         "confusion_heldout_real_rows_true_cols_pred": cm.tolist(),
         "heldout_simulator": sim_figures,
+        "heldout_before_training": before_figures,
         "train_seconds": round(train_seconds, 1),
         "total_seconds": round(time.time() - t_start, 1),
         "onnx_vs_torch_max_abs_diff": max_diff,

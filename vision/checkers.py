@@ -159,11 +159,26 @@ HIDDEN_AREA_COVER = 0.25
 """A bar or tray half this much covered by a hand is hidden (checkers there can lie anywhere)."""
 
 
+HAND_MARGIN = 0.2
+"""A hand's mask is widened by this share of the narrowest point's width (rounded to whole mask pixels:
+one at the pipeline's 1/8 scale) before its cover is measured: a hand's
+edge, a thumb or fingers over a pale point or the rail differ little from the table under them and
+fall outside the mask, yet the strip's network reads them as a light checker (seed 320: a thumb
+over the far rail end of point 17 read as one light checker, a palm's edge 0.36 over point 7's first
+place; five false illegal moves at the bar tap)."""
+
+
 def strip_cover(hand_mask: U8, mask_scale: float, transforms: list[F64]) -> F32:
     """``N x COVER_H x COVER_W``: the share of each (reduced) strip pixel that a hand covers.
 
     ``hand_mask``: the hands in the frame, 0/255, at ``mask_scale`` of the frame's size (as the
-    pipeline's hand cue keeps it); ``transforms``: :func:`strip_transforms` of the frame."""
+    pipeline's hand cue keeps it), widened by :data:`HAND_MARGIN` of the narrowest point's width
+    there; ``transforms``: :func:`strip_transforms` of the frame."""
+    widths = [float(np.hypot(*(_apply(t, (STRIP_W, 0.0)) - _apply(t, (0.0, 0.0))))) for t in transforms[:24]]
+    r = int(round(HAND_MARGIN * min(widths, default=0.0) * mask_scale))
+    if r > 0:
+        hand_mask = np.asarray(cv2.dilate(hand_mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))),
+                               dtype=np.uint8)
     m = np.asarray(hand_mask, dtype=np.float32) / 255.0
     to_mask = np.diag([mask_scale, mask_scale, 1.0])
     from_small = np.diag([STRIP_W / COVER_W, STRIP_H / COVER_H, 1.0])
@@ -173,6 +188,12 @@ def strip_cover(hand_mask: U8, mask_scale: float, transforms: list[F64]) -> F32:
                                      flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                      borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
     return out
+
+
+def _apply(t: F64, xy: tuple[float, float]) -> npt.NDArray[np.float64]:
+    """Image point of strip point ``xy`` under the strip's homography ``t`` (strip -> image)."""
+    v = t @ np.array([xy[0], xy[1], 1.0])
+    return np.asarray(v[:2] / v[2], dtype=np.float64)
 
 
 def hidden_strips(cover: F32, counts: npt.NDArray[np.int64], dims: BoardDimensions,

@@ -1915,7 +1915,9 @@ class Referee:
         monitor who looked away, the referee takes the roll the play shows (DIGEST A1.15): every roll
         weighed by the dice seen at rest (``seen``; a die not seen at rest counts each face alike) and
         by how well its best legal result explains the table. The turn is judged with that roll and
-        ROLL_VALUE_UNREADABLE asks the monitor to confirm it. Returns False (nothing done) when the
+        ROLL_VALUE_UNREADABLE asks the monitor to confirm it, unless both dice lie read at rest as that
+        roll and the play makes it clear (a roll judged invalid and played on, or whose rest was not
+        seen for 2 s): then it is the roll, with no alert. Returns False (nothing done) when the
         unchanged position explains the table at least as well (no play: a pass without a roll) or
         no legal play of any roll does (an illegal play needs the real roll: the usual path). With a
         die seen, a roll without its value is taken only when the play makes it clear (posterior at
@@ -1959,11 +1961,19 @@ class Referee:
             keep = [r for r in weights if all(r.count(v) >= read.count(v) for v in read)]
             if keep:
                 roll = max(keep, key=rank)
-        shows = (f"no roll's legal play gives the table; the closest is {roll[0]}-{roll[1]}. Please confirm the roll "
-                 "and the position" if no_fit else f"the play shows {roll[0]}-{roll[1]}. Please confirm the roll")
-        self._emit("ROLL_VALUE_UNREADABLE", mover, f"{self._name(mover)}'s roll was not seen; {shows}.",
-                   frame=s.frame, details={"dice": None, "fits": list(roll), "p": round(p_roll, 4), "not_seen": True,
-                                           "no_legal_fit": no_fit})
+        if len(read) == 2 and sorted(read) == sorted(roll) and p_roll >= self.profile.confidence and not no_fit:
+            # both dice seen at rest, read as the roll the play shows: nothing to confirm (seed 322: a
+            # flat die against the near rail judged leaning, the roll played; or a roll whose 2 s at
+            # rest were not seen); the invalid verdict, if any, has its own alert
+            after = ", the roll judged invalid" if self._judged_roll else ""
+            self._emit("ROLL_VALID", mover, f"{self._name(mover)} rolled {roll[0]}-{roll[1]} (the dice at rest and the play{after}).",
+                       frame=s.frame, details={"dice": list(roll), "from_play": True, "after_invalid": self._judged_roll})
+        else:
+            shows = (f"no roll's legal play gives the table; the closest is {roll[0]}-{roll[1]}. Please confirm the roll "
+                     "and the position" if no_fit else f"the play shows {roll[0]}-{roll[1]}. Please confirm the roll")
+            self._emit("ROLL_VALUE_UNREADABLE", mover, f"{self._name(mover)}'s roll was not seen; {shows}.",
+                       frame=s.frame, details={"dice": None, "fits": list(roll), "p": round(p_roll, 4), "not_seen": True,
+                                               "no_legal_fit": no_fit})
         self._roll_resolves_pending(mover, frame=s.frame)
         self.dice = roll
         self.roll_p = {roll: 1.0}

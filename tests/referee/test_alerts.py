@@ -568,6 +568,25 @@ def test_a_rethrow_first_seen_at_rest_after_an_invalid_roll_is_judged():
             assert valid[-1].details["dice"] == [5, 2]
 
 
+@pytest.mark.parametrize("played", ["the roll read", "another roll"])
+def test_a_roll_judged_invalid_and_played_on_is_read_from_the_dice_at_rest(played):
+    """Seen in the seed-322 render: a flat die against the near rail, half hidden by it, was judged
+    leaning; the players played on. The referee waited for a rethrow and took the turn from the play
+    as a roll "not seen", asking the monitor to confirm it, though both dice lay read at rest and the
+    play showed that very roll. The invalid verdict keeps its alert; the roll needs no second one.
+    Near miss: a play that shows another roll than the dice clearly read is an illegal move with them."""
+    s = opened(end_signal=EndSignal.BAR_TAP)
+    s.roll("dark", 5, 3, reasons=("leaning", "flat_board"))
+    assert s.codes() == ["ROLL_INVALID_VERTICAL_SUPPORT"]
+    s.play("dark", "8/3 6/3" if played == "the roll read" else "24/18 13/9")
+    s.end_turn("dark")
+    if played == "the roll read":
+        assert s.codes() == ["ROLL_INVALID_VERTICAL_SUPPORT"]
+        assert s.last("ROLL_VALID").details["after_invalid"] and _moves(s)[-1][1] == [5, 3]
+    else:
+        assert s.codes() == ["ROLL_INVALID_VERTICAL_SUPPORT", "ILLEGAL_MOVE"] and s.last("ILLEGAL_MOVE").details["dice"] == [5, 3]
+
+
 def test_a_missed_roll_is_taken_from_the_play_while_the_opponents_impossible_move_waits():
     """Seen in the seed-301 render: dark's impossible move is pending (its deadline is dark's own
     next valid roll) when light's roll is missed. Light's play still shows his roll: the pending

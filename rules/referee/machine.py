@@ -1040,7 +1040,12 @@ class Referee:
                 if hold is not None:
                     self._held_tap = s.frame
                 if hold == "hit":
-                    self._held_hit = (prev.bar[1 - self._colour_index(mover)], s)
+                    # what the bar held before the hand came: as read just then, or as clearly read
+                    # since the roll (seed 313: the hit checker on the bar, read clearly, then as the
+                    # other colour's with the arm coming to tap; the tap was taken for putting it there)
+                    oc = 1 - self._colour_index(mover)
+                    clear = self._bar_clear[1][oc] if self._bar_clear[0] == self.roll_frame else []
+                    self._held_hit = (max([prev.bar[oc], *clear]), s)
                 elif hold == "mid":
                     self._held_mid = s.frame
             return None

@@ -1410,13 +1410,14 @@ def test_a_tap_after_the_hit_checker_was_seen_on_the_bar_is_the_tap(hit_seen_on_
     clearly, in four states. His hand coming to tap hid it: read gone, and so counted in a hand (15
     checkers), as the hand came and while it was over the bar, and back on the bar when it left. That was
     taken for the hit being put down, and dark's roll that followed for a roll before the turn had
-    ended. Near miss: the same readings without the earlier sightings (the blot lifted last, 8/7
-    first) are the hit being put down, and the tap that follows ends the turn."""
+    ended. Near miss: the same readings without the earlier sightings (the blot lifted last, 6/5
+    first; session 12: the near miss played 8/7 first, which hit the blot and showed it on the bar
+    once) are the hit being put down, and the tap that follows ends the turn."""
     from rules.referee import TableState
 
     s = _light_rolls_61_to_hit()
     before = len(s.all_codes())
-    s.play("light", "13/7* 8/7" if hit_seen_on_the_bar else "8/7", hit_by_hand=True)
+    s.play("light", "13/7* 8/7" if hit_seen_on_the_bar else "6/5", hit_by_hand=True)
 
     def seen(bar_dark: int, bar_dark_p: list[float], in_hand_dark: int) -> None:
         rec = s.script.snap(0.2).record
@@ -1445,6 +1446,51 @@ def test_a_tap_after_the_hit_checker_was_seen_on_the_bar_is_the_tap(hit_seen_on_
     if not hit_seen_on_the_bar:
         s.end_turn("light")  # the tap after putting the hit checker down
         assert s.all_codes()[before:].count("END_OF_TURN") == 1
+    s.roll("dark", 5, 2)
+    assert s.codes() == []
+
+
+@pytest.mark.parametrize("seen_before", [True, False])
+def test_a_hit_checker_read_clearly_on_the_bar_before_the_tap_is_not_put_there_by_it(seen_before):
+    """Session 12, seed 313: dark hit by hand and put the checker on the bar, where it was read clearly
+    once; as his arm came to tap it was read as the other colour's (so not there, and counted in a
+    hand), and back when the hand had left. The hand was taken for putting the hit checker down
+    (what the bar held was taken from the reading just before the hand came), and light's grab and
+    roll after it for premature ones. What the bar held is also what was read clearly there since the
+    roll. Near miss: the hit checker never read on the bar before the hand came is put down by it."""
+    from rules.referee import TableState
+
+    s = _light_rolls_61_to_hit()
+    light, dark = s.player("light"), s.player("dark")
+    before = len(s.all_codes())
+    s.play("light", "6/5")
+
+    def seen(bar_dark: int, bar_dark_p: list[float], in_hand_dark: int) -> None:
+        rec = s.script.snap(0.2).record
+        for p in rec["points"]:
+            p["confidence"] = 0.99  # counts as vision gives them
+        rec["bar"] = {"light": 0, "dark": bar_dark, "dark_p": bar_dark_p}
+        rec["in_hand"] = {"light": 0, "dark": in_hand_dark}
+        s.alerts += s.ref.feed(TableState.from_json(rec))
+
+    s.script.hand(light, "checkers")  # 13/7*, the blot taken up
+    s.table.boards[light][13] -= 1
+    s.table.boards[light][7] += 1
+    s.table.boards[dark][18] = 0
+    s.table.boards[dark][BAR] = 1
+    seen(0, [0.999, 0.001], 1)
+    if seen_before:
+        s.script.hand(light, "checkers")  # put on the bar, the hand back over the checkers
+        seen(1, [0.0001, 0.9999], 0)  # read clearly there, once
+    s.script.hand(light, "board")
+    seen(0, [0.99999, 0.00001], 1)  # the arm comes: the bar read empty, one dark checker in a hand
+    s.script.hand(light, "bar")
+    seen(0, [1 / 16] * 16, 1)  # over the bar: unknown
+    s.script.no_hands()
+    seen(1, [0.0001, 0.9999], 0)  # gone: on the bar
+    assert s.all_codes()[before:].count("END_OF_TURN") == (1 if seen_before else 0)
+    if not seen_before:
+        s.end_turn("light")  # the tap after putting the hit checker down
     s.roll("dark", 5, 2)
     assert s.codes() == []
 

@@ -9,8 +9,8 @@ held-out renders, dice read at 0.90-0.95 were right 99.2% of the time). One temp
 simulator dice of the training board styles (a folder never trained on: ``gammonwatch sim frames``
 with its own seed), minimises the negative log-likelihood of the reading as ``vision.dice.DieReader``
 gives it (each crop with its mirror image, probabilities averaged); the last linear layer's weights
-and bias are divided by T, so the run-time code is unchanged. The value read never changes (argmax
-is invariant). Figures go to ``<out>.calibration.json``.
+and bias are divided by T, so the run-time code is unchanged. The value read does not change (argmax
+is invariant; the mirror average may change it in a rare tie). Figures go to ``<out>.calibration.json``.
 """
 
 from __future__ import annotations

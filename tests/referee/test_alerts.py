@@ -1404,6 +1404,19 @@ def test_putting_a_hit_checker_on_the_bar_is_no_bar_tap(in_hand_seen):
     assert n.codes() == []
 
 
+def _seen_bar_dark(s: Scenario, bar_dark: int, bar_dark_p: list[float], in_hand_dark: int) -> None:
+    """A state as vision gives it (counts 0.99 sure) with dark's bar and dark's checkers in a hand as
+    read (the table's own bar count may differ: what the camera saw is what is fed)."""
+    from rules.referee import TableState
+
+    rec = s.script.snap(0.2).record
+    for p in rec["points"]:
+        p["confidence"] = 0.99
+    rec["bar"] = {"light": 0, "dark": bar_dark, "dark_p": bar_dark_p}
+    rec["in_hand"] = {"light": 0, "dark": in_hand_dark}
+    s.alerts += s.ref.feed(TableState.from_json(rec))
+
+
 @pytest.mark.parametrize("hit_seen_on_the_bar", [True, False])
 def test_a_tap_after_the_hit_checker_was_seen_on_the_bar_is_the_tap(hit_seen_on_the_bar):
     """Session 11, the demo: light hit by hand (11/10*/7) and the hit checker was seen on the bar,
@@ -1413,19 +1426,13 @@ def test_a_tap_after_the_hit_checker_was_seen_on_the_bar_is_the_tap(hit_seen_on_
     ended. Near miss: the same readings without the earlier sightings (the blot lifted last, 6/5
     first; session 12: the near miss played 8/7 first, which hit the blot and showed it on the bar
     once) are the hit being put down, and the tap that follows ends the turn."""
-    from rules.referee import TableState
 
     s = _light_rolls_61_to_hit()
     before = len(s.all_codes())
     s.play("light", "13/7* 8/7" if hit_seen_on_the_bar else "6/5", hit_by_hand=True)
 
     def seen(bar_dark: int, bar_dark_p: list[float], in_hand_dark: int) -> None:
-        rec = s.script.snap(0.2).record
-        for p in rec["points"]:
-            p["confidence"] = 0.99  # counts as vision gives them
-        rec["bar"] = {"light": 0, "dark": bar_dark, "dark_p": bar_dark_p}
-        rec["in_hand"] = {"light": 0, "dark": in_hand_dark}
-        s.alerts += s.ref.feed(TableState.from_json(rec))
+        _seen_bar_dark(s, bar_dark, bar_dark_p, in_hand_dark)
 
     if not hit_seen_on_the_bar:
         # 13/7*, the blot lifted last: in the hand, never seen on the bar before the hand comes there
@@ -1458,7 +1465,6 @@ def test_a_hit_checker_read_clearly_on_the_bar_before_the_tap_is_not_put_there_b
     (what the bar held was taken from the reading just before the hand came), and light's grab and
     roll after it for premature ones. What the bar held is also what was read clearly there since the
     roll. Near miss: the hit checker never read on the bar before the hand came is put down by it."""
-    from rules.referee import TableState
 
     s = _light_rolls_61_to_hit()
     light, dark = s.player("light"), s.player("dark")
@@ -1466,12 +1472,7 @@ def test_a_hit_checker_read_clearly_on_the_bar_before_the_tap_is_not_put_there_b
     s.play("light", "6/5")
 
     def seen(bar_dark: int, bar_dark_p: list[float], in_hand_dark: int) -> None:
-        rec = s.script.snap(0.2).record
-        for p in rec["points"]:
-            p["confidence"] = 0.99  # counts as vision gives them
-        rec["bar"] = {"light": 0, "dark": bar_dark, "dark_p": bar_dark_p}
-        rec["in_hand"] = {"light": 0, "dark": in_hand_dark}
-        s.alerts += s.ref.feed(TableState.from_json(rec))
+        _seen_bar_dark(s, bar_dark, bar_dark_p, in_hand_dark)
 
     s.script.hand(light, "checkers")  # 13/7*, the blot taken up
     s.table.boards[light][13] -= 1

@@ -146,10 +146,15 @@ class FrameRecognizer:
                 # not both dice plainly: the frame again at the other phase of the network's grid, half a
                 # cell away (seed 322: a 3 at rest on the navy felt, 25 px, scored 0.29-0.31 at both
                 # sizes and 0.57 with the frame four pixels further; never found, its roll taken as unseen)
+                # Only dice the first look missed are added: a die both looks find keeps the first look's
+                # box (the two phases place it a few pixels apart, and a box that jumps between settled
+                # frames restarts the die's rest: seed 320's cocked die, its verdict due at 2 s, was
+                # taken up first)
                 shifted = (roi[0] + LOOK_SHIFT_PX, roi[1] + LOOK_SHIFT_PX, roi[2], roi[3])
                 again = self.locator.locate(arr, roi=shifted)
-                found = LocatedDice(*merge_looks(np.concatenate([found.boxes, again.boxes]).reshape(-1, 4),
-                                                 np.concatenate([found.scores, again.scores]), self.locator.max_dice))
+                merged, scores = merge_looks(np.concatenate([found.boxes, again.boxes]).reshape(-1, 4),
+                                             np.concatenate([found.scores + 1.0, again.scores]), self.locator.max_dice)
+                found = LocatedDice(merged, np.where(scores > 1.0, scores - 1.0, scores))
         else:
             found = self.locator.locate(arr, scales=(1.0,))
         x_max, y_max = self._near_board_extent()

@@ -97,9 +97,6 @@ class TrackerConfig:
     """Largest jump (pixels) a die can make between two sightings and stay the same track."""
     hidden_keep_s: float = 3.0
     """A die unseen this long without a hand over the dice is reported ``lifted``."""
-    same_spot_px: float = 2.5
-    """A die lifted at rest under a hand and seen again this close to its place was only hidden, even
-    if its box changed as it was uncovered (a thrown die does not land on the same spot)."""
     back_s: float = 3.0
     """A die lifted at rest under a hand and seen again at its place, not moving, within this long was
     only hidden: it is at rest again with its reading (seen in a render: the far arm moving
@@ -499,10 +496,7 @@ class Tracker:
             # a die seen again where one was lifted at rest under a hand a moment ago, not moving: it was
             # hidden, not taken; it keeps its reading and rest time
             back = [tr for tr in self._tracks if self._may_be_back(tr) and math.dist(tr.center, d.center_px) <= cfg.move_hand_px]
-            # (its box changing as the hand uncovers it is no throw when it is back on the very spot:
-            # seed 322, frame 5681, 1.6 px from where the far hand hid it 0.9 s before, taken for a roll)
-            same_spot = any(math.dist(tr.center, d.center_px) <= cfg.same_spot_px for tr in back)
-            if back and (same_spot or not (die_motion is not None and die_motion[j])):
+            if back and not (die_motion is not None and die_motion[j]):
                 tr = min(back, key=lambda x: math.dist(x.center, d.center_px))
                 assert tr.at_rest_when_lifted is not None
                 tr.value_logp, tr.value_n, tr.valid_p, tr.reasons, tr.last_move = tr.at_rest_when_lifted

@@ -687,6 +687,35 @@ def test_a_followed_die_does_not_claim_a_box_that_has_lain_elsewhere_for_two_sec
     assert pipe.locate_dice(seen) == [die]
 
 
+def test_a_rolling_die_does_not_claim_a_box_that_shows_the_quiet_table():
+    """Session 12, seed 321: the locator scored a rolling die under its threshold as it stopped and
+    gave the cube (0.35, its place unchanged since the table was last quiet) instead; the die's track
+    took the cube's box, the die was never looked for again and the roll was called 'off board'.
+    A die in flight claims only a box that differs from the quiet table; near miss: the same box with
+    a die in it (differing from the table) is claimed."""
+    from server.pipeline import FramePipeline, PipelineConfig
+    from vision.observation import DieObservation
+
+    profile = load_profile(CAMERA)
+    cube = (600.0, 300.0, 616.0, 316.0)
+    table = np.full((720, 1280, 3), 90, np.uint8)
+    cv2.rectangle(table, (600, 300), (616, 316), (240, 240, 240), -1)
+    landed = table.copy()
+    cv2.rectangle(landed, (600, 300), (616, 316), (40, 40, 200), -1)  # a (red) die where the box is
+
+    def rolling(image: np.ndarray) -> list[tuple[float, float, float, float]]:
+        pipe = FramePipeline(profile, recognizer=_FixedLocator([cube]),  # type: ignore[arg-type]
+                             config=PipelineConfig(second_look_score=0.0))
+        pipe._background = table.copy()
+        pipe.tracker.update(0, 0.0, dice=[], board=None)
+        pipe.tracker.update(1, 0.1, dice=[DieObservation(np.full(6, 1 / 6), (660.0, 280.0), None, None, "rolling")])
+        assert not pipe.tracker.followed_dice(resting=True) and pipe.tracker.followed_dice()
+        return pipe.locate_dice(image)
+
+    assert rolling(table) == []
+    assert rolling(landed) == [cube]
+
+
 def test_a_die_at_rest_does_not_jump_to_a_box_far_from_it():
     """Seen in the demo: the last turn's dice were cleared without a hand in view; the die at rest
     then claimed a new box a die's width away (a checker's edge it had hidden), was followed there

@@ -1487,7 +1487,7 @@ class Referee:
         before = self.roll_pos or self.position
         assert self.dice is not None
         read = self.dice
-        observed = self._counted_board(s, before)
+        observed = self._counted_board(s, before, mover)
         dice, p_roll = self._roll_from_play(s, before, observed)
         if p_roll < self.profile.confidence:
             # not clear either way: the roll read stands (a possibly illegal play is judged with it,
@@ -1553,7 +1553,7 @@ class Referee:
         elif unconfirmed:
             self._emit("MOVE_UNCONFIRMED", mover, ask[0], frame=ask[1], evidence=ask[2], details=ask[3])
 
-    def _counted_board(self, s: TableState, before: Position) -> PhysicalBoard:
+    def _counted_board(self, s: TableState, before: Position, mover: int) -> PhysicalBoard:
         """The board the state shows, each colour's count made right where the reading has a checker
         too few or too many: a checker does not vanish, even in an illegal move, so the board that
         stands for "illegal" is the likeliest one with every checker on it (seed 319: dark's hit
@@ -1561,10 +1561,23 @@ class Referee:
         there, and the turn stayed unconfirmed three times). Only for vision's readings (plain counts
         are what they are) with nothing in a hand or unclear. Each missing checker goes where it
         costs the reading least (a point, the bar, the tray), each extra one leaves likewise; at most
-        five (the last bear-offs of seed 319: the tray of 11 read 7)."""
+        five (the last bear-offs of seed 319: the tray of 11 read 7). A missing checker is not put
+        where no move of the mover's takes one: on the mover's bar, or for the opponent anywhere but
+        where his checkers were before the turn and on his bar as his blots hit (session 12, seed
+        320's bear-offs: with the bar and a point hidden by a hand, read as unknown, an opponent's
+        checker missing from a tray read short cost nothing there; that board outweighed every legal
+        play and five bear-off turns were left unconfirmed)."""
         board = PhysicalBoard.from_state(s)
         if s.is_plain or not s.settled:
             return board
+        was = self.map.to_physical(before)
+        mover_ci = 0 if self.setup.colour_of(mover) is Colour.LIGHT else 1
+        # (the mover's checkers leave his bar, never reach it; the opponent's stay where they were
+        # or, his blots hit, reach his bar)
+        opp = (was.light, was.dark)[1 - mover_ci]
+        most = {(24, mover_ci): was.bar[mover_ci], (25, 1 - mover_ci): was.off[1 - mover_ci],
+                (24, 1 - mover_ci): was.bar[1 - mover_ci] + min(4, sum(1 for n in opp if n == 1)),
+                **{(i, 1 - mover_ci): n for i, n in enumerate(opp)}}
 
         def moved(b: PhysicalBoard, ci: int, place: int, n: int) -> PhysicalBoard | None:
             """``b`` with ``n`` checkers of colour ``ci`` added at ``place`` (0-23 points, 24 bar, 25 tray)."""
@@ -1572,7 +1585,7 @@ class Referee:
             bar, off = [b.bar[0], b.bar[1]], [b.off[0], b.off[1]]
             cell = bar if place == 24 else off if place == 25 else counts
             k = ci if place >= 24 else place
-            if cell[k] + n < 0:
+            if cell[k] + n < 0 or (n > 0 and cell[k] + n > most.get((place, ci), cell[k] + n)):
                 return None
             cell[k] += n
             light, dark = (tuple(counts), b.dark) if ci == 0 else (b.light, tuple(counts))
@@ -1610,7 +1623,7 @@ class Referee:
                 or entries[-1] is not d.turn.entry:
             self._flush_doubt()
             return
-        seen_board = self._counted_board(s, d.before)
+        seen_board = self._counted_board(s, d.before, d.mover)
         ll_seen = seen_board.log_likelihood(s)
         cands: list[tuple[float, tuple[int, int], Position, PhysicalBoard]] = []
         for roll, p in d.rolls.items():

@@ -2019,12 +2019,51 @@ def test_a_tall_tray_read_short_is_completed_in_the_tray():
     off_p[7], off_p[8], off_p[11] = 0.6, 0.2, 0.2
     rec["off"] = {"light": 7, "dark": 0, "light_p": off_p}
     state = TableState.from_json(rec)
-    board = s.ref._counted_board(state, s.ref.position)
+    board = s.ref._counted_board(state, s.ref.position, s.ref.turn)
     assert board.off == (11, 0) and board.bar == (0, 0)
     assert board.light == state.counts(Colour.LIGHT)
     plain = TableState.from_json({**rec, "points": [{k: v for k, v in p.items() if k != "confidence"} for p in rec["points"]],
                                   "off": {"light": 7, "dark": 0}})
-    assert s.ref._counted_board(plain, s.ref.position).off == (7, 0)
+    assert s.ref._counted_board(plain, s.ref.position, s.ref.turn).off == (7, 0)
+
+
+@pytest.mark.parametrize("blot", [False, True])
+def test_an_opponents_missing_checker_is_put_where_his_checkers_can_be(blot):
+    """Session 12, seed 320's bear-offs: the opponent's tray read one short, and a hand over the table
+    left the bar and a point unknown (uniform): the missing checker cost nothing there, that board
+    outweighed every legal play and the turn stayed unconfirmed. During the mover's turn the
+    opponent's checkers stay where they were or, hit, go to his bar: the checker is completed in his
+    tray. Near miss (``blot``): with a blot of his before the turn, read gone now, the hit checker
+    under the hand on the bar is the likeliest place."""
+    from rules.referee import TableState
+
+    s = Scenario()
+    dark = [8, 3, 3, 1] if blot else [8, 3, 4]
+    s.set_boards([5, 2, 2, 2, 2, 1, 1] + [0] * 19, dark + [0] * (26 - len(dark)))
+    s.ref.position = s.ref.position.__class__(s.table.boards[0], s.table.boards[1], 0)
+    s.ref.phase = s.ref.phase.PRE_ROLL
+    s.ref.turn = 0
+    s.snap()
+    rec = s.script.snap(0.2).record
+    for p in rec["points"]:
+        p["confidence"] = 0.99
+        if blot and p.get("dark") == 1:
+            p["dark"] = 0  # the blot hit: gone from its point
+    unknown = [1 / 16] * 16
+    empty = next(p for p in rec["points"] if not p.get("light") and not p.get("dark"))
+    empty.pop("confidence")
+    empty["light_p"], empty["dark_p"] = unknown, unknown
+    off_p = [0.0] * 16
+    off_p[7], off_p[8] = (0.8, 0.2) if not blot else (0.2, 0.8)
+    rec["off"] = {"light": 5, "dark": 7 if not blot else 8, "light_p": [0.0] * 5 + [1.0] + [0.0] * 10, "dark_p": off_p}
+    rec["bar"] = {"light": 0, "dark": 0, "light_p": unknown, "dark_p": unknown}
+    state = TableState.from_json(rec)
+    board = s.ref._counted_board(state, s.ref.position, s.ref.turn)
+    if blot:
+        assert board.bar == (0, 1) and board.off == (5, 8), board
+    else:
+        assert board.off == (5, 8) and board.bar == (0, 0)
+        assert sum(board.dark) == 7
 
 
 def test_a_cube_taken_away_while_the_opening_roll_rests_is_no_crawford_alert():

@@ -257,6 +257,9 @@ class Referee:
         self._held_mid: int | None = None
         """The frame of a tap held back because the play was unfinished with a checker to take over the
         bar (:meth:`_mid_play`); a held tap is of that kind while ``_held_tap`` is this frame."""
+        self._held_own: TableState | None = None
+        """The state as the mover's hand came to the bar with a checker of his own read in it
+        (:meth:`_holding_own`); a held tap is of that kind while ``_held_tap`` is its frame."""
         self.bound_double = False
         self._prev: TableState | None = None
         self._latched: set[str] = set()
@@ -1048,6 +1051,8 @@ class Referee:
                     self._held_hit = (max([prev.bar[oc], *clear]), s)
                 elif hold == "mid":
                     self._held_mid = s.frame
+                elif hold == "own":
+                    self._held_own = s
             return None
         if any(h.over is not HandOver.BAR for h in mine):
             self._held_tap = self._held_hit = None
@@ -1060,6 +1065,12 @@ class Referee:
             placed = s.bar_at_most_probability(1 - self._colour_index(mover), bar_before) < 0.5
             self._held_tap = self._held_hit = None
             return arrival if not placed and not self._entering(s, mover) else None
+        if self._held_own is not None and self._held_own.frame == self._held_tap:
+            # gone from the bar, not on to the board: the tap, judged on the table as the hand came (as
+            # before such taps were held; the doubt it leaves is settled at the opponent's roll)
+            arrival, self._held_own = self._held_own, None
+            self._held_tap = self._held_hit = None
+            return arrival
         if self._held_mid == self._held_tap or not self._entering(s, mover):
             # the hand has left the bar and gone: a tap (on a play unfinished, or with all entered)
             self._held_tap = self._held_hit = None
@@ -1068,10 +1079,10 @@ class Referee:
             self._held_tap = None  # a checker still on his bar: no tap after all (or an incomplete play)
         return None
 
-    def _tap_hold(self, s: TableState, prev: TableState, mover: int) -> Literal["hit", "entering", "mid"] | None:
+    def _tap_hold(self, s: TableState, prev: TableState, mover: int) -> Literal["hit", "entering", "mid", "own"] | None:
         """Why the mover's hand arriving at the bar may be no end-of-turn tap: carrying a checker he hit
-        (:meth:`_carrying_hit`), entering from the bar (:meth:`_entering`) or taking a checker over it
-        mid-play (:meth:`_mid_play`); None when it is the tap (:meth:`_end_signalled`; a held tap is
+        (:meth:`_carrying_hit`), entering from the bar (:meth:`_entering`), taking a checker over it
+        mid-play (:meth:`_mid_play`) or holding one of his own (:meth:`_holding_own`); None when it is the tap (:meth:`_end_signalled`; a held tap is
         judged when the hand leaves, :meth:`_tap_held_back`)."""
         if self._carrying_hit(s, prev, mover):
             return "hit"
@@ -1079,7 +1090,22 @@ class Referee:
             return "entering"
         if self._mid_play(s, prev, mover):
             return "mid"
+        if self._holding_own(s, prev, mover):
+            return "own"
         return None
+
+    def _holding_own(self, s: TableState, prev: TableState, mover: int) -> bool:
+        """The mover has a checker of his own in his hand (as the hand comes to the bar, or just
+        before): his play is not finished, and a hand at the bar is taking it across or putting down
+        what he hit, not tapping (session 12, seed 314: light's 9/6* 5/1, the checker put on the 6-point
+        read as the dark blot still there, the mover's checker as still in his hand and the hit one as
+        nowhere; the hand putting the hit checker on the bar was taken for the tap, and the turn was
+        judged before 5/1). Held: a hand going on to the board was no tap; one that leaves the bar and
+        is gone was, and the turn is judged on the table as it came (:meth:`_tap_held_back`)."""
+        if self.phase is not Phase.MOVING:
+            return False
+        mc = self._colour_index(mover)
+        return s.in_hand[mc] > 0 or prev.in_hand[mc] > 0
 
     def _mid_play(self, s: TableState, prev: TableState, mover: int) -> bool:
         """The mover's hand comes to the bar while the board (as the hand comes, or under it) shows a

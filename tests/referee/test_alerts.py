@@ -1404,6 +1404,44 @@ def test_putting_a_hit_checker_on_the_bar_is_no_bar_tap(in_hand_seen):
     assert n.codes() == []
 
 
+@pytest.mark.parametrize("holding", [True, False])
+def test_a_hand_at_the_bar_while_the_mover_holds_his_own_checker_is_no_tap(holding):
+    """Session 12, seed 314: light's 9/6* 5/1; the camera read the checker put on the 6 point as the
+    dark blot still there and light's checker as still in his hand, and the hit blot as nowhere. The
+    hand putting the blot on the bar was taken for the tap and the turn judged before 5/1 was played
+    (the rest of the game drifted). With a checker of his own in his hand the mover's play is not
+    finished: the tap is held, and the hand going on to the board was no tap. Near miss: the hand
+    comes to the bar holding nothing: the tap (RG19 4.1.7.2), at once, on a play not made."""
+    s = _light_rolls_61_to_hit()
+    light, dark = s.player("light"), s.player("dark")
+    me, opp = s.table.boards[light], s.table.boards[dark]
+    before = len(s.all_codes())
+    if holding:
+        s.script.hand(light, "checkers")
+        me[13] -= 1
+        s.table.in_hand[light] += 1
+        s.snap()  # 13/7* lifted
+    s.script.hand(light, "bar")
+    s.snap()  # at the bar: putting the blot there as the camera sees it (the blot still read on its point)
+    if not holding:
+        assert s.codes() == ["ILLEGAL_MOVE"]  # tapped at once, nothing played
+        return
+    assert "END_OF_TURN" not in s.all_codes()[before:]
+    s.table.in_hand[light] -= 1
+    me[7] += 1
+    opp[25 - 7] = 0
+    opp[BAR] += 1
+    s.script.hand(light, "board")
+    s.snap()
+    s.script.no_hands()
+    s.snap()
+    s.play("light", "8/7")
+    s.end_turn("light")
+    assert s.all_codes()[before:].count("END_OF_TURN") == 1
+    s.roll("dark", 5, 2)
+    assert s.codes() == []
+
+
 def _seen_bar_dark(s: Scenario, bar_dark: int, bar_dark_p: list[float], in_hand_dark: int) -> None:
     """A state as vision gives it (counts 0.99 sure) with dark's bar and dark's checkers in a hand as
     read (the table's own bar count may differ: what the camera saw is what is fed)."""

@@ -105,6 +105,17 @@ def _moved_to_rest_in(s: TableState, prev: TableState | None, half: Half) -> boo
             and any(d.state is DieState.AT_REST and d.half is not None and d.half is not half for d in prev.dice))
 
 
+def _jumped_to_rest_in(s: TableState, prev: TableState | None, half: Half) -> bool:
+    """Both dice at rest in ``half`` where just before both lay at rest in the other half: taken and
+    thrown again with neither seen lifted nor rolling (session 12, seed 313's injected premature roll:
+    dark's far hand took light's 6-6 and threw 3-2 while the tracker held its states for a checker map
+    being confirmed; the dice went from at rest in one half to at rest in the other). A die knocked
+    by a hand stays in its half; both dice crossing the bar at rest is a throw."""
+    return (prev is not None and len(s.dice) == 2 and len(prev.dice) == 2
+            and all(d.state is DieState.AT_REST and d.half is half for d in s.dice)
+            and all(d.state is DieState.AT_REST and d.half is not None and d.half is not half for d in prev.dice))
+
+
 def _crosses_bar(src: int, dst: int) -> bool:
     """A checker step (the mover's numbering, 25 the bar, 0 off) from one side of the bar to the other
     (it runs between points 6 and 7, and 18 and 19)."""
@@ -931,7 +942,7 @@ class Referee:
             thrown = prev is not None and any(d.half is other_right for _, d in rolling) and not any(
                 d.state is DieState.ROLLING and d.half is other_right for d in prev.dice)
             # or first seen at rest there (both lost in flight)
-            thrown = thrown or _appeared_at_rest_in(s, prev, other_right)
+            thrown = thrown or _appeared_at_rest_in(s, prev, other_right) or _jumped_to_rest_in(s, prev, other_right)
             if self._fast_actions(s, prev, new_roll or thrown, rolling):
                 return
             if self._end_signalled(s, prev, mover):
@@ -942,7 +953,8 @@ class Referee:
             # dice lost in flight, or one seen taken and the other only where it landed); judged like
             # any throw once at rest
             right = self._right_half(mover)
-            if new_roll or _appeared_at_rest_in(s, prev, right) or _moved_to_rest_in(s, prev, right):
+            if new_roll or _appeared_at_rest_in(s, prev, right) or _moved_to_rest_in(s, prev, right) \
+                    or _jumped_to_rest_in(s, prev, right):
                 roller = self._roller(rolling, mover)
                 if roller != mover:
                     return

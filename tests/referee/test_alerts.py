@@ -745,6 +745,29 @@ def test_a_premature_throw_first_seen_at_rest_is_a_premature_roll(where):
         assert s.codes() == [] and s.last("ROLL_VALID").player == "light"
 
 
+@pytest.mark.parametrize("both_cross", [True, False])
+def test_dice_taken_and_thrown_unseen_are_a_premature_roll(both_cross):
+    """Session 12, seed 313's injected premature roll: dark's far hand took light's dice from light's
+    half and threw them into his own while the tracker held its states (a checker map being
+    confirmed): the stream went from both dice at rest in light's half to both at rest in dark's,
+    neither seen lifted nor rolling. That was dark's throw: a premature roll (A4.1). Near miss: one
+    die pushed across the bar by a hand, the other where it was, is no throw."""
+    s = opened(end_signal=EndSignal.BAR_TAP)
+    turn(s, "dark", (6, 4), "24/18 13/9")
+    s.roll("light", 5, 2)
+    s.play("light", "13/8 13/11")
+    mine, his = s.script.right_half(s.player("light")), s.script.right_half(s.player("dark"))
+    s.table.dice = [{"id": k, "value": v, "state": "at_rest", "half": his if both_cross or k == 0 else mine,
+                     "valid": True, "reason": "flat_board"} for k, v in ((0, 6), (1, 2))]
+    s.snap(0.3)
+    s.snap(2.5)
+    if both_cross:
+        assert s.codes() == ["FAST_ROLL"]
+        assert s.last("ROLL_VALID").player == "dark" and s.last("ROLL_VALID").details["dice"] == [6, 2]
+    else:
+        assert "FAST_ROLL" not in s.codes() and s.last("ROLL_VALID").player == "light"
+
+
 def test_a_missed_roll_and_an_illegal_play_found_at_the_opponents_throw_are_alerted_and_play_goes_on():
     """Seen in the seed-301 render: dark's roll (6-5) was missed and his injected illegal play fits
     no roll. Light's throw in light's right half shows dark's turn is over: the monitor is told (the

@@ -953,6 +953,8 @@ class Referee:
             # dice lost in flight, or one seen taken and the other only where it landed); judged like
             # any throw once at rest
             right = self._right_half(mover)
+            if new_roll and self._stirred(s, prev, mover):
+                return
             if new_roll or _appeared_at_rest_in(s, prev, right) or _moved_to_rest_in(s, prev, right) \
                     or _jumped_to_rest_in(s, prev, right):
                 roller = self._roller(rolling, mover)
@@ -1009,6 +1011,22 @@ class Referee:
         4.1.2): not his throw, unless the rules let him use either half."""
         halves = {d.half for _, d in rolling if d.half is not None}
         return bool(halves) and self._right_half(player) not in halves and not self.profile.left_side_permission
+
+    def _stirred(self, s: TableState, prev: TableState | None, mover: int) -> bool:
+        """Before the mover's roll, one die of the last roll reported rolling while the other lies at
+        rest as before, neither lifted, and no hand of the mover's in view: the last roll's die
+        stirred (a hand next to it, a box that shifted), not his throw; both dice are thrown together
+        (session 12, seed 322: dark's hand tapping by the dice made one of them flicker to rolling,
+        light's roll attempt started then, and his grab of the dice a moment later was called a
+        lift before rest)."""
+        if prev is None or self.setup.dice_mode is not DiceMode.TWO or len(s.dice) != 2 or len(prev.dice) != 2:
+            return False
+        if any(h.side is self._seat(mover) for h in (*s.hands, *prev.hands)):
+            return False
+        if not all(d.state is DieState.AT_REST for d in prev.dice):
+            return False
+        states = sorted(d.state.value for d in s.dice)
+        return states == sorted((DieState.AT_REST.value, DieState.ROLLING.value))
 
     def _roller(self, rolling: list[tuple[int, Die]], default: int) -> int:
         for _, d in rolling:

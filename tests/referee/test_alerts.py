@@ -768,6 +768,28 @@ def test_dice_taken_and_thrown_unseen_are_a_premature_roll(both_cross):
         assert "FAST_ROLL" not in s.codes() and s.last("ROLL_VALID").player == "light"
 
 
+@pytest.mark.parametrize("movers_hand", [False, True])
+def test_one_die_of_the_last_roll_flickering_to_rolling_is_no_throw(movers_hand):
+    """Session 12, seed 322: dark tapped with his hand by the dice; one die of his roll flickered to
+    rolling (its box shifted next to the hand) while the other lay at rest, and light's roll attempt
+    started; light's grab of the dice a moment later was called a lift before rest. Both dice are
+    thrown together: one stirring, neither lifted and no hand of light's in view, is no throw. Near
+    miss: with light's hand at the dice it is his throw begun."""
+    s = opened(end_signal=EndSignal.BAR_TAP)
+    turn(s, "dark", (6, 4), "24/18 13/9")
+    before = len(s.all_codes())
+    dice = [dict(d) for d in s.table.dice]
+    assert all(d["state"] == "at_rest" for d in dice)
+    s.script.hand(s.player("dark"), "bar")
+    if movers_hand:
+        s.script.hand(s.player("light"), "dice")
+    s.table.dice = [{**dice[0], "state": "rolling", "value": None}, dice[1]]
+    s.snap(0.1)
+    s.table.dice = dice
+    s.snap(0.1)
+    assert ("ROLL_ATTEMPT_STARTED" in s.all_codes()[before:]) is movers_hand
+
+
 def test_a_missed_roll_and_an_illegal_play_found_at_the_opponents_throw_are_alerted_and_play_goes_on():
     """Seen in the seed-301 render: dark's roll (6-5) was missed and his injected illegal play fits
     no roll. Light's throw in light's right half shows dark's turn is over: the monitor is told (the

@@ -578,7 +578,7 @@ class FramePipeline:
                 continue  # found at this place for 2 s, before any throw: something on the table
             if not known and self._too_small(box):
                 continue  # far smaller than a die lying there would look: not a die arriving
-            if not known and not self._differs_from_table(image, box):
+            if not known and table[k]:
                 continue  # part of the quiet table (a checker's edge, the cube): not a die that arrived
             if not known and (hand_present or self.motion.changed_in(hand_lately, box) > 0.3):
                 continue  # dice appear from a throw, not where a hand is putting something down

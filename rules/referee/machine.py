@@ -1025,8 +1025,7 @@ class Referee:
             return False
         if not all(d.state is DieState.AT_REST for d in prev.dice):
             return False
-        states = sorted(d.state.value for d in s.dice)
-        return states == sorted((DieState.AT_REST.value, DieState.ROLLING.value))
+        return {d.state for d in s.dice} == {DieState.AT_REST, DieState.ROLLING}
 
     def _roller(self, rolling: list[tuple[int, Die]], default: int) -> int:
         for _, d in rolling:
@@ -1627,7 +1626,7 @@ class Referee:
         if s.is_plain or not s.settled:
             return board
         was = self.map.to_physical(before)
-        mover_ci = 0 if self.setup.colour_of(mover) is Colour.LIGHT else 1
+        mover_ci = self._colour_index(mover)
         # (the mover's checkers leave his bar, never reach it; the opponent's stay where they were
         # or, his blots hit, reach his bar)
         opp = (was.light, was.dark)[1 - mover_ci]

@@ -1543,8 +1543,15 @@ class Referee:
         assert self.dice is not None
         read = self.dice
         observed = self._counted_board(s, before, mover)
-        dice, p_roll = self._roll_from_play(s, before, observed)
-        if p_roll < self.profile.confidence:
+        dice, p_roll, p_legal, post = self._roll_from_play(s, before, observed)
+        doubt: dict[tuple[int, int], float] | None = None
+        if p_roll < self.profile.confidence and p_legal >= self.profile.confidence:
+            # which roll it was is not clear, but the play is legal whichever it was (two rolls play
+            # alike: a 3-1 and a 1-1 both 24/20, a 6-1 and a 6-3 both bearing off one checker when
+            # the other die cannot be played): no rules question for the monitor; the most probable
+            # roll is recorded and the doubt goes with the MOVE event, for the transcriber
+            doubt = {r: p for r, p in sorted(post.items(), key=lambda kv: -kv[1]) if p >= 1.0 - self.profile.confidence}
+        elif p_roll < self.profile.confidence:
             # not clear either way: the roll read stands (a possibly illegal play is judged with it,
             # never excused by a doubtful reading) and the monitor is asked
             fits = f"; the play would fit {dice[0]}-{dice[1]}" if sorted(dice) != sorted(read) else ""
@@ -1569,7 +1576,7 @@ class Referee:
         legal_set = set(results)
         if seen is not None and seen in legal_set and s.settled and s.is_plain:
             # plain counts (no probabilities) that a legal play reaches: nothing to weigh
-            self._accept(s, mover, dice, before, seen, plays, implied, read)
+            self._accept(s, mover, dice, before, seen, plays, implied, read, doubt)
             return
         scored = sorted(((self.map.to_physical(p).log_likelihood(s), i, p) for i, p in enumerate(results)), key=lambda x: (-x[0], x[1]))
         best_ll, _, best = scored[0]
@@ -1600,7 +1607,7 @@ class Referee:
                s.frame, evidence, {"p_illegal": round(p_illegal, 4)})
         rolls = unseen if unseen is not None else {r: p for r, p in self.roll_p.items() if p >= _ROLL_FLOOR}
         rolls.setdefault((max(dice), min(dice)), 1.0)
-        self._accept(s, mover, dice, before, best, plays, implied, read)
+        self._accept(s, mover, dice, before, best, plays, implied, read, doubt)
         if (unconfirmed or p_roll < conf or unseen is not None) and self._turns and self._turns[-1].mover == mover \
                 and self.phase is not Phase.GAME_OVER and self.phase is not Phase.MATCH_OVER:
             # MOVE_UNCONFIRMED waits for the clearer view at the opponent's roll (_revisit)
@@ -1752,38 +1759,52 @@ class Referee:
             return LegalPlays(before, dice).positions()
         return list(self.profile.legal_results(before, dice))
 
-    def _roll_from_play(self, s: TableState, before: Position, observed: PhysicalBoard) -> tuple[tuple[int, int], float]:
+    def _roll_from_play(self, s: TableState, before: Position,
+                        observed: PhysicalBoard) -> tuple[tuple[int, int], float, float, dict[tuple[int, int], float]]:
         """The roll that, with the play on the board, is most probable (a rules filter on the dice, DIGEST
         A1.15): each roll the reader gave some probability is weighed by how well its best legal result
         explains the table, against an illegal play (``profile.illegal_play_prior``) that the table shows
-        exactly. Returns the roll (the one read unless another is clearly better) and its posterior."""
+        exactly. Returns the roll (the one read unless another is clearly better), its posterior, the
+        probability that the play is legal whichever of the rolls it was (the legal part of every roll's
+        weight), and each roll's posterior."""
         assert self.dice is not None
         read = self.dice
         key = (max(read), min(read))
         cands = [r for r, p in self.roll_p.items() if p >= _ROLL_FLOOR and r != key]
         if not cands:
-            return read, self.roll_p.get(key, 1.0) if self.roll_p else 1.0
+            p_read = self.roll_p.get(key, 1.0) if self.roll_p else 1.0
+            return read, p_read, 0.0, {key: p_read}
         ll_seen = observed.log_likelihood(s)
-        scores = {r: self._roll_weight(self.roll_p.get(r, _ROLL_FLOOR), self._best_result_ll(s, before, r), ll_seen)
-                  for r in [key, *cands]}
+        eps = self.profile.illegal_play_prior
+        fits = {r: self._play_fit(self._best_result_ll(s, before, r), ll_seen) for r in [key, *cands]}
+        scores = {r: self.roll_p.get(r, _ROLL_FLOOR) * ((1.0 - eps) * f + eps) for r, f in fits.items()}
         total = sum(scores.values())
+        legal = sum(self.roll_p.get(r, _ROLL_FLOOR) * (1.0 - eps) * f for r, f in fits.items()) / total
         best_roll = max(scores, key=lambda r: (scores[r], r == key))
-        return (read if best_roll == key else best_roll), scores[best_roll] / total
+        post = {r: w / total for r, w in scores.items()}
+        return (read if best_roll == key else best_roll), scores[best_roll] / total, legal, post
 
     def _best_result_ll(self, s: TableState, before: Position, roll: tuple[int, int]) -> float:
         """How well the best legal result of ``roll`` from ``before`` explains the table (log-likelihood)."""
         return max((self.map.to_physical(p).log_likelihood(s) for p in self._legal_results(before, roll)), default=-math.inf)
+
+    @staticmethod
+    def _play_fit(best_ll: float, ll_seen: float) -> float:
+        """How well a roll's best legal result explains the table relative to the board as read (1: a
+        legal play of the roll reaches the board read)."""
+        return math.exp(min(0.0, best_ll - ll_seen)) if best_ll > -math.inf else 0.0
 
     def _roll_weight(self, p_roll: float, best_ll: float, ll_seen: float) -> float:
         """A roll's weight given the play (DIGEST A1.15): its probability from the dice, times how well
         its best legal result explains the table relative to the board as read, against an illegal
         play (``profile.illegal_play_prior``) that the table shows exactly."""
         eps = self.profile.illegal_play_prior
-        fit = math.exp(min(0.0, best_ll - ll_seen)) if best_ll > -math.inf else 0.0
-        return p_roll * ((1.0 - eps) * fit + eps)
+        return p_roll * ((1.0 - eps) * self._play_fit(best_ll, ll_seen) + eps)
 
     def _accept(self, s: TableState, mover: int, dice: tuple[int, int], before: Position, result: Position,
-                plays: LegalPlays | None, implied: bool, read: tuple[int, int] | None = None) -> None:
+                plays: LegalPlays | None, implied: bool, read: tuple[int, int] | None = None,
+                doubt: dict[tuple[int, int], float] | None = None) -> None:
+        """``doubt``: the rolls it may have been (posteriors), when the play is legal with each of them."""
         play, written = self._written_play(before, result, dice, mover, plays)
         self._log(EntryKind.ROLL, mover, dice=dice, play=play)
         self._turns.append(_Turn(mover, dice, before, self.games[-1].entries[-1]))
@@ -1792,6 +1813,10 @@ class Referee:
         if read is not None and sorted(read) != sorted(dice):
             details["read"] = list(read)
             note = f" (the dice were read as {read[0]}-{read[1]}; the play shows {dice[0]}-{dice[1]})"
+        if doubt is not None and len(doubt) > 1:
+            details["roll_doubt"] = [{"dice": list(r), "p": round(p, 4)} for r, p in doubt.items()]
+            note += " (the roll is not clear: " + ", ".join(f"{r[0]}-{r[1]} {p:.0%}" for r, p in doubt.items()) \
+                + "; the play is legal with each)"
         if play:
             self._emit("MOVE", mover, f"{self._name(mover)} played {dice[0]}{dice[1]}: {written}{note}.", frame=s.frame,
                        details={**details, "play": written})

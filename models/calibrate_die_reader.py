@@ -68,15 +68,16 @@ def main(argv: list[str] | None = None) -> int:
     import onnx
     from onnx import numpy_helper
 
+    session = load_session(args.model, what="die reader model", rebuild_hint="see models/die_reader.md")
+    kind = str(session.get_modelmeta().custom_metadata_map.get("crop_kind", "up"))  # the crops it was trained on
     xs, ys = [], []
     for folder in args.sim:
         if not (folder / "frames").is_dir():
             raise SystemExit(f"{folder}: no frames/ folder; render one with: gammonwatch sim frames --n 400 --out {folder} --seed N")
-        x, y, _ = sim_test_crops(folder)
+        x, y, _ = sim_test_crops(folder, kind)
         xs.append(x)
         ys.append(y)
     x, y = np.concatenate(xs), np.concatenate(ys)
-    session = load_session(args.model, what="die reader model", rebuild_hint="see models/die_reader.md")
     name = session.get_inputs()[0].name
     t_in = to_tensor(x)
     logits = np.asarray(session.run(None, {name: t_in})[0], dtype=np.float64)

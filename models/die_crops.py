@@ -15,7 +15,8 @@ sys.path.insert(0, str(ROOT))
 import cv2  # noqa: E402
 
 from calibration.profile import CalibrationProfile  # noqa: E402
-from vision.dice import crop_die, up_directions  # noqa: E402
+from vision.dice import CROP_MARGIN, CROP_SIZE, crop_die, up_directions  # noqa: E402
+from vision.dice_validity import TOP_SPAN, top_face_crop  # noqa: E402
 from vision.images import read_image  # noqa: E402
 
 
@@ -31,9 +32,35 @@ def true_up(label: dict, position_cm: list[float]) -> np.ndarray:
     return d / n if n > 1e-9 else np.array([0.0, -1.0])
 
 
-def sim_test_crops(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+REAL_TOP_ENLARGE = TOP_SPAN / (1.0 + 2.0 * CROP_MARGIN)
+"""A top-down photo's die box enlarged by this before :func:`crop_die` so that the die fills the crop as a
+flat die's top face fills a :func:`top_face_crop` (half its side; ``crop_die`` leaves the die 1/1.3)."""
+
+
+def enlarge(box: list[float] | np.ndarray, factor: float) -> list[float]:
+    """A box scaled about its centre."""
+    x0, y0, x1, y1 = (float(v) for v in box)
+    cx, cy, hw, hh = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2 * factor, (y1 - y0) / 2 * factor
+    return [cx - hw, cy - hh, cx + hw, cy + hh]
+
+
+def shrink_crops(x: np.ndarray) -> np.ndarray:
+    """Upright ``crop_die`` crops (N x S x S x 3) rescaled about their centre to the top-face crop's scale."""
+    side = x.shape[1]
+    inner = int(round(side / REAL_TOP_ENLARGE))
+    lo = (side - inner) // 2
+    out = np.empty_like(x)
+    for i, c in enumerate(x):
+        small = cv2.resize(c, (inner, inner), interpolation=cv2.INTER_AREA)
+        out[i] = cv2.copyMakeBorder(small, lo, side - inner - lo, lo, side - inner - lo, cv2.BORDER_REPLICATE)
+    return out
+
+
+def sim_test_crops(folder: Path, crop: str = "up") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Simulator dice of a frames folder (fully in frame, at least half visible), labelled box, vertical
-    from a corners-only profile (as ``recognize --corners``); also whether each die lies flat on the board."""
+    from a corners-only profile (as ``recognize --corners``); also whether each die lies flat on the board.
+    ``crop`` "top": :func:`top_face_crop` with the camera solved from the 8 labelled corners alone
+    (``assumed_camera``, what the run time does for a profile without intrinsics)."""
     xs, ys, flat = [], [], []
     for path in sorted((folder / "frames").glob("*.json")):
         lab = json.loads(path.read_text())
@@ -43,6 +70,15 @@ def sim_test_crops(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             continue
         img = read_image(path.with_suffix(".jpg"))
         boxes = [d["box_xyxy"] for d in dice]
+        if crop == "top":
+            from validity_data import profile_for
+
+            prof = profile_for(lab, None, intrinsics=False)
+            for d, b in zip(dice, boxes, strict=True):
+                xs.append(top_face_crop(img, prof, b, CROP_SIZE))
+                ys.append(int(d["value"]) - 1)
+                flat.append(d.get("reason") == "flat_board")
+            continue
         try:
             profile = CalibrationProfile.from_corners(lab["board"]["corners4_px"], (img.shape[1], img.shape[0]))
             ups = up_directions(profile, boxes)

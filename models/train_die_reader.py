@@ -42,10 +42,13 @@ sys.path.insert(0, str(ROOT / "models"))
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-from die_crops import sim_test_crops, true_up  # noqa: E402
+from die_crops import REAL_TOP_ENLARGE, enlarge, shrink_crops, sim_test_crops, true_up  # noqa: E402
 from synth_dice import render_sample  # noqa: E402
 
+from validity_data import profile_for  # noqa: E402
+
 from vision.dice import CROP_SIZE, DieReader, crop_die, to_tensor  # noqa: E402
+from vision.dice_validity import TOP_SPAN, top_face_crop  # noqa: E402
 from vision.dice_data import LabelledPhoto, read_folder  # noqa: E402
 from vision.images import read_image  # noqa: E402
 
@@ -137,8 +140,9 @@ def synthetic_set(n_per_class: int, seed: int, cache: Path, colour_pips: bool = 
     return x, y
 
 
-def real_crops(photos: list[LabelledPhoto], variants: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """The plain crop of every die plus ``variants - 1`` crops from jittered boxes."""
+def real_crops(photos: list[LabelledPhoto], variants: int, seed: int, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """The plain crop of every die plus ``variants - 1`` crops from jittered boxes; ``scale``: each box
+    enlarged so (``REAL_TOP_ENLARGE`` for the top-face reader)."""
     rng = np.random.default_rng(seed)
     xs, ys = [], []
     for photo in photos:
@@ -151,7 +155,7 @@ def real_crops(photos: list[LabelledPhoto], variants: int, seed: int) -> tuple[n
                 b = box if k == 0 else box + rng.normal(0, 0.07, 4) * side
                 if b[2] - b[0] < 2 or b[3] - b[1] < 2:
                     b = box
-                xs.append(crop_die(img, b))
+                xs.append(crop_die(img, b if scale == 1.0 else enlarge(b, scale)))
                 ys.append(die.value - 1)
     return np.stack(xs), np.array(ys, dtype=np.int64)
 
@@ -161,11 +165,14 @@ def rotate(v: np.ndarray, deg: float) -> np.ndarray:
     return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
 
 
-def sim_train_crops(folder: Path, variants: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def sim_train_crops(folder: Path, variants: int, seed: int, crop: str = "up") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Crops of the simulator dice of one folder: labelled box + jittered boxes and vertical (cached);
-    also each crop's die size in pixels (the labelled box's longer side)."""
+    also each crop's die size in pixels (the labelled box's longer side). ``crop`` "top": top-face
+    crops (``vision.dice_validity.top_face_crop``) with the camera solved from the 8 labelled corners
+    alone, jittered by 1.5 px in all but the first crop, as the run time does without intrinsics."""
     labels = sorted((folder / "frames").glob("*.json"))
-    cache = ROOT / "data-gen" / f"die_reader_sim_{folder.name}_{len(labels)}_{variants}_{seed}_sized.npz"
+    kind = "_top" if crop == "top" else ""
+    cache = ROOT / "data-gen" / f"die_reader_sim_{folder.name}_{len(labels)}_{variants}_{seed}_sized{kind}.npz"
     if cache.is_file():
         d = np.load(cache)
         return d["x"], d["y"], d["side"]
@@ -178,6 +185,12 @@ def sim_train_crops(folder: Path, variants: int, seed: int) -> tuple[np.ndarray,
         if not dice:
             continue
         img = read_image(path.with_suffix(".jpg"))
+        profiles = []
+        if crop == "top":
+            try:
+                profiles = [profile_for(lab, None if k == 0 else rng, intrinsics=False) for k in range(variants)]
+            except Exception:  # noqa: BLE001 - a degenerate view: skip the frame
+                continue
         for die in dice:
             box = np.array(die["box_xyxy"], dtype=np.float64)
             side = max(box[2] - box[0], box[3] - box[1])
@@ -188,7 +201,10 @@ def sim_train_crops(folder: Path, variants: int, seed: int) -> tuple[np.ndarray,
                 b = box if k == 0 else box + rng.normal(0, 0.06, 4) * side
                 if b[2] - b[0] < 2 or b[3] - b[1] < 2:
                     b = box
-                xs.append(crop_die(img, b, up=rotate(up, float(rng.normal(0, 8.0)))))
+                if crop == "top":
+                    xs.append(top_face_crop(img, profiles[k], b, CROP_SIZE))
+                else:
+                    xs.append(crop_die(img, b, up=rotate(up, float(rng.normal(0, 8.0)))))
                 ys.append(int(die["value"]) - 1)
                 sides.append(side)
     x, y, sd = np.stack(xs), np.array(ys, dtype=np.int64), np.array(sides, dtype=np.float32)
@@ -297,6 +313,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--small-weight", type=int, default=1,
                     help="each small simulator die's crops this many times in the mixed set (far dice at low camera elevations)")
     ap.add_argument("--blur", type=float, default=0.0, help="share of training crops blurred (augmentation)")
+    ap.add_argument("--crop", choices=("up", "top"), default="up",
+                    help="simulator crops: 'up' turned to the vertical (crop_die), 'top' the top face seen from above "
+                         "(top_face_crop; real and synthetic crops rescaled to its scale)")
     ap.add_argument("--colour-pips", action="store_true",
                     help="synthetic dice also with hue-only pip contrast and smoky dark faces")
     args = ap.parse_args(argv)
@@ -320,9 +339,12 @@ def main(argv: list[str] | None = None) -> int:
     cache = ROOT / "data-gen" / f"synth_dice_{args.synthetic_per_class}_{SEED}_{CROP_SIZE}{variant}.npz"
     t0 = time.time()
     xs, ys = synthetic_set(args.synthetic_per_class, SEED, cache, args.colour_pips)
+    scale = REAL_TOP_ENLARGE if args.crop == "top" else 1.0
+    if args.crop == "top":
+        xs = shrink_crops(xs)
     print(f"synthetic crops: {len(xs)} ({time.time() - t0:.0f} s)", flush=True)
-    xr, yr = real_crops(train_photos, args.real_variants, SEED + 1)
-    xh, yh = real_crops(held_photos, 1, SEED + 2)
+    xr, yr = real_crops(train_photos, args.real_variants, SEED + 1, scale)
+    xh, yh = real_crops(held_photos, 1, SEED + 2, scale)
     print(f"real train crops: {len(xr)} from {len(xr) // args.real_variants} dice; held-out dice: {len(xh)}",
           flush=True)
     sim_parts, sim_counts = [], {}
@@ -331,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {folder}: no frames/, skipped", flush=True)
             continue
         t0 = time.time()
-        part = sim_train_crops(folder, args.sim_variants, SEED + 10 + i)
+        part = sim_train_crops(folder, args.sim_variants, SEED + 10 + i, args.crop)
         small = part[2] <= args.small_px
         if args.small_weight > 1 and small.any():
             extra = np.repeat(np.nonzero(small)[0], args.small_weight - 1)
@@ -346,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     tests = {}
     for folder in args.sim_test:
         if (folder / "frames").is_dir():
-            tests[folder.name] = sim_test_crops(folder)
+            tests[folder.name] = sim_test_crops(folder, args.crop)
             print(f"  held-out simulator {folder.name}: {len(tests[folder.name][1])} dice", flush=True)
 
     model = DieNet(args.width)
@@ -378,6 +400,14 @@ def main(argv: list[str] | None = None) -> int:
     dummy = torch.from_numpy(to_tensor(xh[:2]))
     torch.onnx.export(model, (dummy,), str(args.out), input_names=["crops"], output_names=["logits"],
                       dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    if args.crop == "top":  # the run time cuts the crops the model was trained on (vision.dice.DieReader)
+        import onnx
+
+        m = onnx.load(str(args.out))
+        for k, v in {"crop_kind": "top", "top_span": f"{TOP_SPAN}"}.items():
+            entry = m.metadata_props.add()
+            entry.key, entry.value = k, v
+        onnx.save(m, str(args.out))
     # check ONNX Runtime against PyTorch, then measure through the run-time code path
     reader = DieReader(args.out)
     with torch.no_grad():

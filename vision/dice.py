@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.profile import CalibrationProfile
+from vision.errors import ModelMissingError
 from vision.images import network_input
 from vision.onnx import MODELS_DIR, load_session
 
@@ -38,6 +39,11 @@ CALIBRATED_MODEL = MODELS_DIR / "die_reader_calibrated.onnx"
 """The reader for calibrated frames: trained on crops turned to the vertical (``read(..., ups=...)``)."""
 CALIBRATED_REBUILD_HINT = ("rebuild it with: pip install -e '.[train]' && python models/train_die_reader.py "
                            "--out models/die_reader_calibrated.onnx (commands in models/die_reader.md)")
+
+TOP_MODEL = MODELS_DIR / "die_reader_top.onnx"
+"""The reader of top-face crops (``vision.dice_validity.top_face_crop``; decision 0711)."""
+TOP_REBUILD_HINT = ("rebuild it with: pip install -e '.[train]' && python models/train_die_reader.py --crop top "
+                    "--out models/die_reader_top.onnx (commands in models/die_reader.md)")
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -196,10 +202,17 @@ class DieReader:
         held-out simulator dice for twice the network time, see models/die_reader.md)."""
         self.mirror = mirror
         path = Path(model_path)
-        hint = CALIBRATED_REBUILD_HINT if path.name == CALIBRATED_MODEL.name else REBUILD_HINT
+        hint = {CALIBRATED_MODEL.name: CALIBRATED_REBUILD_HINT, TOP_MODEL.name: TOP_REBUILD_HINT}.get(path.name, REBUILD_HINT)
         self._session = load_session(path, what="die reader model", rebuild_hint=hint, threads=threads)
         self._input = self._session.get_inputs()[0].name
         self.model_path = path
+        meta = self._session.get_modelmeta().custom_metadata_map
+        self.crop_kind = str(meta.get("crop_kind", "up"))
+        """The crops the model was trained on: "up" (:func:`crop_die`, turned by ``ups`` when given) or
+        "top" (``vision.dice_validity.top_face_crop``: needs the calibration profile; decision 0711)."""
+        if self.crop_kind not in ("up", "top"):
+            raise ModelMissingError(f"die reader model {path} wants crops of kind {self.crop_kind!r}, unknown here; {hint}")
+        self._camera: tuple[bytes, CalibrationProfile] | None = None
 
     def read_crops(self, crops: Sequence[npt.NDArray[np.uint8]] | npt.NDArray[np.uint8]) -> DieReadings:
         """Classify crops already cut with :func:`crop_die`."""
@@ -215,10 +228,24 @@ class DieReader:
             probs = np.asarray((probs[:n] + probs[n:]) / 2, dtype=np.float32)
         return DieReadings.from_probabilities(probs)
 
+    def _with_camera(self, profile: CalibrationProfile) -> CalibrationProfile:
+        """``profile`` with a camera (its own pose, else the one solved from its corners; remembered)."""
+        from vision.dice_validity import assumed_camera
+
+        if profile.pose is not None and profile.intrinsics is not None:
+            return profile
+        key = repr((profile.image_size, np.asarray(profile.corners, dtype=np.float64).tolist(), profile.dims)).encode()
+        if self._camera is None or self._camera[0] != key:
+            self._camera = (key, assumed_camera(profile))
+        return self._camera[1]
+
     def read(self, image: npt.NDArray[np.uint8], boxes_xyxy: Sequence[Sequence[float]],
              ups: Sequence[Sequence[float]] | npt.NDArray[np.float64] | None = None,
-             zooms: Sequence[float] = (1.0,)) -> DieReadings:
+             zooms: Sequence[float] = (1.0,), profile: CalibrationProfile | None = None) -> DieReadings:
         """Read each die of ``image`` given its pixel box ``x0, y0, x1, y1``.
+
+        ``profile``: the calibration, needed by a reader of top-face crops (``crop_kind`` "top"), which
+        then ignores ``ups``.
 
         ``ups``: for a calibrated camera, the image direction of the world's vertical at each die
         (:func:`up_directions`); the crops are then turned so that it points up, as in training.
@@ -231,7 +258,14 @@ class DieReader:
         if not zooms:
             raise ValueError("the die reader needs at least one zoom to look at")
         crops = []
-        for z in zooms:
+        if self.crop_kind == "top":
+            from vision.dice_validity import top_face_crop
+
+            if profile is None:
+                raise ValueError(f"the die reader {self.model_path.name} reads the dice's top faces: give the calibration profile")
+            cam = self._with_camera(profile)
+            crops = [top_face_crop(image, cam, box, CROP_SIZE, zoom=z) for z in zooms for box in boxes_xyxy]
+        for z in (zooms if self.crop_kind == "up" else ()):
             for k, box in enumerate(boxes_xyxy):
                 cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
                 hw, hh = (box[2] - box[0]) / 2 * z, (box[3] - box[1]) / 2 * z
@@ -242,4 +276,29 @@ class DieReader:
             return looks
         n = len(boxes_xyxy)
         logp = np.log(np.maximum(looks.probabilities.reshape(len(zooms), n, 6), 1e-9)).mean(axis=0)
+        return DieReadings.from_probabilities(softmax(logp.astype(np.float32)))
+
+
+class DieReaders:
+    """Several die readers, each looking its own way (crops turned to the vertical, the top face seen
+    from above), read as one: the normalised geometric mean of their probabilities (decision 0711).
+    Same :meth:`read` as :class:`DieReader`; each reader takes the arguments it needs."""
+
+    def __init__(self, readers: Sequence[DieReader]) -> None:
+        if not readers:
+            raise ValueError("DieReaders needs at least one die reader")
+        self.readers = list(readers)
+
+    @classmethod
+    def calibrated(cls, threads: int = 1) -> DieReaders:
+        """The readers of calibrated frames: :data:`CALIBRATED_MODEL` and :data:`TOP_MODEL`."""
+        return cls([DieReader(CALIBRATED_MODEL, threads=threads), DieReader(TOP_MODEL, threads=threads)])
+
+    def read(self, image: npt.NDArray[np.uint8], boxes_xyxy: Sequence[Sequence[float]],
+             ups: Sequence[Sequence[float]] | npt.NDArray[np.float64] | None = None,
+             zooms: Sequence[float] = (1.0,), profile: CalibrationProfile | None = None) -> DieReadings:
+        looks = [r.read(image, boxes_xyxy, ups=ups, zooms=zooms, profile=profile) for r in self.readers]
+        if len(looks) == 1 or len(boxes_xyxy) == 0:
+            return looks[0]
+        logp = np.mean([np.log(np.maximum(lk.probabilities, 1e-9)) for lk in looks], axis=0)
         return DieReadings.from_probabilities(softmax(logp.astype(np.float32)))

@@ -344,11 +344,12 @@ def camera_direction(profile: CalibrationProfile, xy: tuple[float, float]) -> F6
 
 
 def rectified_crop(image: U8, profile: CalibrationProfile, box_xyxy: Sequence[float],
-                   die_cm: float = DEFAULT_DIE_CM, size: int = RECT_SIZE) -> U8:
+                   die_cm: float = DEFAULT_DIE_CM, size: int = RECT_SIZE, span: float = RECT_SPAN,
+                   shift: float = RECT_SHIFT) -> U8:
     """The board around the die seen from straight above, at the height of a flat die's top face.
 
     The die's box centre is cast onto the board (flat-die hypothesis); the plane ``z = die_cm`` around
-    that place, :data:`RECT_SPAN` die edges wide, is resampled into a ``size`` square whose lower edge
+    that place, ``span`` (:data:`RECT_SPAN`) die edges wide and moved ``shift`` die edges towards the camera, is resampled into a ``size`` square whose lower edge
     faces the camera. A die lying flat then shows its top face as an upright-sized square of
     ``size / RECT_SPAN`` pixels at the centre, whatever the camera, with its camera-facing sides
     below it; a die on an edge or corner, leaning, sunk in a gap or raised on checkers or on the
@@ -363,8 +364,8 @@ def rectified_crop(image: U8, profile: CalibrationProfile, box_xyxy: Sequence[fl
     xy = _backproject(profile, np.array([[(x0 + x1) / 2, (y0 + y1) / 2]]), die_cm / 2)[0]
     u = camera_direction(profile, (float(xy[0]), float(xy[1])))
     v = np.array([-u[1], u[0]])
-    step = RECT_SPAN * die_cm / size
-    centre = xy + RECT_SHIFT * die_cm * u
+    step = span * die_cm / size
+    centre = xy + shift * die_cm * u
     # the camera's mapping is smooth over a few centimetres: project a coarse grid of pixel centres
     # and interpolate it bilinearly (under 0.05 px from projecting every pixel; 15x faster)
     coarse = np.linspace(0.0, size - 1.0, RECT_GRID)
@@ -381,6 +382,33 @@ def rectified_crop(image: U8, profile: CalibrationProfile, box_xyxy: Sequence[fl
 
 RECT_GRID = 9
 """Coarse grid (per side) projected through the camera for :func:`rectified_crop`."""
+
+TOP_SPAN = 2.0
+"""Side of :func:`top_face_crop` in die edges (the top face fills half of it)."""
+DIE_CM_RANGE = (1.2, 2.4)
+"""Die edges (cm) :func:`die_size_cm` may find; outside, the nearest is taken."""
+
+
+def die_size_cm(profile: CalibrationProfile, box_xyxy: Sequence[float], nominal_cm: float = DEFAULT_DIE_CM) -> float:
+    """A die's edge (cm) from its image box: ``nominal_cm`` scaled by the box's longer side over the
+    mean box of a flat ``nominal_cm`` die at the same place (dice come from 1.3 to 1.9 cm)."""
+    x0, y0, x1, y1 = (float(v) for v in box_xyxy)
+    xy = die_board_xy(profile, box_xyxy, nominal_cm)
+    ref = flat_die_boxes(profile, xy, nominal_cm, 0.0)
+    ref_side = float(np.mean(np.maximum(ref[:, 2] - ref[:, 0], ref[:, 3] - ref[:, 1])))
+    if not ref_side > 0:
+        return nominal_cm
+    return float(np.clip(nominal_cm * max(x1 - x0, y1 - y0) / ref_side, *DIE_CM_RANGE))
+
+
+def top_face_crop(image: U8, profile: CalibrationProfile, box_xyxy: Sequence[float], size: int, zoom: float = 1.0) -> U8:
+    """The die's top face seen from straight above, centred, for the die reader: the plane of a flat
+    die's top face (its edge from :func:`die_size_cm`) resampled :data:`TOP_SPAN` die edges wide, the
+    lower edge facing the camera. A flat die shows its top face as a square half the crop wide at the
+    centre whatever the camera; the side faces the camera sees fall below it, stretched (decision
+    0711). ``profile`` needs a camera (:func:`assumed_camera` without intrinsics); ``zoom`` widens the
+    span about the same centre (a second look for a die whose box the locator placed off centre)."""
+    return rectified_crop(image, profile, box_xyxy, die_size_cm(profile, box_xyxy), size, TOP_SPAN * zoom, 0.0)
 
 
 def _interp_matrix(size: int, grid: int) -> F64:

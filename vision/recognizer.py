@@ -32,7 +32,7 @@ import numpy.typing as npt
 from calibration.board import board_to_image
 from calibration.profile import CalibrationProfile
 from vision.board_reader import BoardReader, BoardReading
-from vision.dice import CALIBRATED_MODEL, SETTLED_ZOOMS, DieReader, up_directions
+from vision.dice import SETTLED_ZOOMS, DieReader, DieReaders, up_directions
 from vision.dice_locator import SETTLED_SCALES, SURE_SCORE, DiceLocator, LocatedDice, merge_looks
 from vision.dice_validity import (
     DEFAULT_DIE_CM,
@@ -120,11 +120,11 @@ class FrameRecognizer:
     """
 
     def __init__(self, profile: CalibrationProfile, *, board: BoardReader | None = None,
-                 die_reader: DieReader | None = None, validity: DieValidityClassifier | None = None,
+                 die_reader: DieReader | DieReaders | None = None, validity: DieValidityClassifier | None = None,
                  locator: DiceLocator | None = None, threads: int = 1) -> None:
         self.profile = profile
         self.board_reader = board or BoardReader(threads=threads)
-        self.die_reader = die_reader or DieReader(CALIBRATED_MODEL, threads=threads)
+        self.die_reader = die_reader or DieReaders.calibrated(threads=threads)
         self.validity = validity or DieValidityClassifier(threads=threads)
         self.locator = locator or DiceLocator(threads=threads)
         self._roi: tuple[int, int, int, int] | None = None
@@ -224,7 +224,7 @@ class FrameRecognizer:
         if not boxes:
             return [], []
         t0 = time.perf_counter()
-        values = self.die_reader.read(arr, boxes, ups=up_directions(self.profile, boxes), zooms=SETTLED_ZOOMS)
+        values = self.die_reader.read(arr, boxes, ups=up_directions(self.profile, boxes), zooms=SETTLED_ZOOMS, profile=self.profile)
         t1 = time.perf_counter()
         verdicts = self.validity.judge(arr, self.profile, boxes, point_counts=point_counts, rolled_half=rolled_half)
         t2 = time.perf_counter()

@@ -22,6 +22,7 @@ from vision.dice_validity import (
     RECT_SHIFT,
     RECT_SIZE,
     RECT_SPAN,
+    TOP_SPAN,
     DieValidityClassifier,
     assumed_camera,
     checker_centres,
@@ -31,6 +32,8 @@ from vision.dice_validity import (
     die_features,
     flat_die_boxes,
     rectified_crop,
+    top_face_crop,
+    die_size_cm,
 )
 from vision.errors import ModelMissingError, VisionError
 
@@ -211,6 +214,35 @@ def test_the_rectified_crop_shows_a_flat_dies_top_face_as_a_square_of_fixed_size
             # the box centre is not exactly the die's centre in perspective: within 2 pixels (an eighth of the face)
             centre = (RECT_SIZE - 1) / 2
             assert abs(cx - centre) < 2.0 and abs(cy - (centre - RECT_SHIFT * side)) < 2.0, (cx, cy)
+
+
+@pytest.mark.parametrize("size_cm", [1.4, 1.8])
+def test_the_top_face_crop_centres_a_flat_dies_top_face_at_half_the_crop_whatever_the_camera(size_cm: float) -> None:
+    """Decision 0711: the die reader's crop is the plane of the die's top face seen from above, the die's
+    edge found from its box (dice come from 1.3 to 1.9 cm): the top face is a square half the crop
+    wide at its centre, also with the camera solved from the corners alone (no intrinsics)."""
+    size = 48
+    side = size / TOP_SPAN
+    for lab, _ in samples():
+        profile = sample_profile(lab)
+        bare = assumed_camera(replace(profile, intrinsics=None, pose=None))
+        for xy, yaw in (((12.0, 5.0), 0.0), ((-20.0, -10.0), 30.0), ((5.0, 15.0), 45.0)):
+            img, box = _top_face_mask_crop(lab, profile, xy, size_cm, yaw)
+            for prof in (profile, bare):
+                assert abs(die_size_cm(prof, box) - size_cm) < 0.12 * size_cm
+                crop = top_face_crop(img, prof, box, size)
+                assert crop.shape == (size, size, 3)
+                m = crop[..., 0].astype(np.float64) / 255.0
+                area = float(m.sum())
+                # the edge found from the box is within 8% whatever the die's yaw (+-16% in area), and
+                # the painted face grows by its boundary pixels in the image
+                assert 0.7 * side * side < area < 1.6 * side * side, (area, side * side)
+                rows, cols = np.indices(m.shape)
+                cy, cx = float((rows * m).sum() / area), float((cols * m).sum() / area)
+                centre = (size - 1) / 2
+                assert abs(cx - centre) < 0.15 * side and abs(cy - centre) < 0.15 * side, (cx, cy)
+                wide = top_face_crop(img, prof, box, size, zoom=2.0)  # the same centre, half the scale
+                assert 0.7 * side * side / 4 < float(wide[..., 0].sum()) / 255.0 < 1.6 * side * side / 4
 
 
 def test_without_intrinsics_an_assumed_camera_is_solved_from_the_board_corners() -> None:

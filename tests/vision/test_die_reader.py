@@ -19,7 +19,9 @@ from vision.dice import (
     CROP_SIZE,
     DEFAULT_MODEL,
     SETTLED_ZOOMS,
+    TOP_MODEL,
     DieReader,
+    DieReaders,
     crop_die,
     to_tensor,
     up_directions,
@@ -39,6 +41,8 @@ def test_a_missing_model_says_how_to_rebuild_it(tmp_path: Path) -> None:
         DieReader(tmp_path / "nope.onnx")
     with pytest.raises(ModelMissingError, match=r"--out models/die_reader_calibrated\.onnx"):
         DieReader(tmp_path / CALIBRATED_MODEL.name)
+    with pytest.raises(ModelMissingError, match=r"--crop top --out models/die_reader_top\.onnx"):
+        DieReader(tmp_path / TOP_MODEL.name)
 
 
 def test_a_corrupt_model_says_how_to_rebuild_it(tmp_path: Path) -> None:
@@ -242,3 +246,38 @@ def test_held_out_real_photos_keep_the_measured_accuracy(held_out_accuracy: floa
                    strict=True)
 def test_held_out_real_photos_meet_the_issue_target(held_out_accuracy: float) -> None:
     assert held_out_accuracy >= 0.95
+
+
+@pytest.mark.skipif(not (CALIBRATED_MODEL.is_file() and TOP_MODEL.is_file()), reason="die readers not built yet")
+def test_two_readers_looking_two_ways_are_read_as_one() -> None:
+    """Decision 0711: the top-face reader needs the calibration (its crops are the top face's plane seen
+    from above) and ignores the vertical; DieReaders combines the readers by the normalised geometric
+    mean of their probabilities. On the sample frames (measured) the top-face reader alone reads 3 of the
+    4 flat dice (000009's 1 read 3 at 0.5), the two together all 8 dice."""
+    top = DieReader(TOP_MODEL)
+    up = DieReader(CALIBRATED_MODEL)
+    assert (top.crop_kind, up.crop_kind) == ("top", "up")
+    both = DieReaders([up, top])
+    flat_right = both_right = 0
+    for label in sorted(SIM.glob("*.json")):
+        lab, dice = sim_dice(label)
+        image = cv2.imread(str(label.with_suffix(".jpg")))
+        profile = CalibrationProfile.from_corners(lab["board"]["corners4_px"], (1280, 720))
+        boxes = [d["box_xyxy"] for d in dice]
+        ups = up_directions(profile, boxes)
+        with pytest.raises(ValueError, match="give the calibration profile"):
+            top.read(image, boxes, ups=ups)
+        a = up.read(image, boxes, ups=ups, profile=profile)
+        b = top.read(image, boxes, ups=ups, profile=profile)
+        assert np.array_equal(a.probabilities, up.read(image, boxes, ups=ups).probabilities)  # the profile is not its input
+        assert np.array_equal(b.probabilities, top.read(image, boxes, profile=profile).probabilities)  # nor the vertical this one's
+        got = both.read(image, boxes, ups=ups, profile=profile, zooms=SETTLED_ZOOMS)
+        want = np.sqrt(up.read(image, boxes, ups=ups, zooms=SETTLED_ZOOMS).probabilities
+                       * top.read(image, boxes, profile=profile, zooms=SETTLED_ZOOMS).probabilities)
+        assert np.allclose(got.probabilities, want / want.sum(axis=1, keepdims=True), atol=1e-4)
+        flat_right += sum(int(v) == d["value"] for v, d in zip(b.value, dice, strict=True) if d["reason"] == "flat_board")
+        both_right += sum(int(v) == d["value"] for v, d in zip(got.value, dice, strict=True))
+    assert flat_right >= 3 and both_right == 8
+    assert np.array_equal(DieReaders([up]).read(image, boxes, ups=ups).probabilities, up.read(image, boxes, ups=ups).probabilities)
+    with pytest.raises(ValueError, match="at least one"):
+        DieReaders([])

@@ -116,6 +116,13 @@ def main(argv: list[str] | None = None) -> int:
     both_ms = timed(locate_and_read, args.repeat)
     print(f"read {len(sim_boxes)} located dice turned to the vertical (die_reader_calibrated, crop + mirror): {read_ms:.2f} ms "
           f"({read_ms / max(len(sim_boxes), 1):.2f} ms per die); locate + read: {both_ms:.2f} ms")
+    from vision.dice import SETTLED_ZOOMS, DieReaders
+
+    readers = DieReaders.calibrated(threads=1)
+    run_ms = timed(lambda: readers.read(sim_frame, sim_boxes, ups=up_directions(profile, sim_boxes), zooms=SETTLED_ZOOMS,
+                                        profile=profile), args.repeat)
+    print(f"read {len(sim_boxes)} located dice as a settled frame does (DieReaders: turned crop + top face, two box "
+          f"sizes, mirrors): {run_ms:.2f} ms")
 
     from calibration.board import BoardDimensions
     from calibration.detect import find_board_corners

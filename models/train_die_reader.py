@@ -44,12 +44,11 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from die_crops import REAL_TOP_ENLARGE, enlarge, shrink_crops, sim_test_crops, true_up  # noqa: E402
 from synth_dice import render_sample  # noqa: E402
-
 from validity_data import profile_for  # noqa: E402
 
 from vision.dice import CROP_SIZE, DieReader, crop_die, to_tensor  # noqa: E402
-from vision.dice_validity import TOP_SPAN, top_face_crop  # noqa: E402
 from vision.dice_data import LabelledPhoto, read_folder  # noqa: E402
+from vision.dice_validity import TOP_SPAN, top_face_crop  # noqa: E402
 from vision.images import read_image  # noqa: E402
 
 SEED = 20261121

@@ -30,10 +30,10 @@ from vision.dice_validity import (
     decide,
     die_board_xy,
     die_features,
+    die_size_cm,
     flat_die_boxes,
     rectified_crop,
     top_face_crop,
-    die_size_cm,
 )
 from vision.errors import ModelMissingError, VisionError
 

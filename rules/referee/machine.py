@@ -289,6 +289,8 @@ class Referee:
         self._thrown_after_game = False
         """Dice were thrown after the last game ended, before the board was seen set up again."""
         self._dice_hand_t = -math.inf
+        self._thrown_ids: set[int] = set()
+        """Ids of the dice seen rolling since the roll attempt began (those a lift before rest can concern)."""
         """When a hand was last seen over the dice."""
         self._before_throw: TableState | None = None
         """The state just before the dice last began to roll (what the table showed before the throw)."""
@@ -961,9 +963,7 @@ class Referee:
                 if roller != mover:
                     return
                 self._bare_tap = None
-                self.attempted = True
-                self.phase = Phase.ROLLING
-                self._judged_roll = False
+                self._attempt_begins(s)
                 self._emit("ROLL_ATTEMPT_STARTED", mover, f"{self._name(mover)} rolls.", frame=s.frame)
                 if self.pending is not None and self.profile.illegal_move_deadline is Deadline.OPPONENT_ROLL_OR_CUBE and self.pending.offender != mover:
                     self._illegal_stands(s.frame, "condoned by rolling")
@@ -1316,11 +1316,16 @@ class Referee:
             # the premature roll implies the mover's turn is over: judge what is on the board now
             self._judge_turn(s, implied=True)
             if self.phase is Phase.PRE_ROLL and self.turn == other:
-                self.attempted = True
-                self.phase = Phase.ROLLING
-                self._judged_roll = False
+                self._attempt_begins(s)
             return True
         return False
+
+    def _attempt_begins(self, s: TableState) -> None:
+        """The player on roll has begun a roll attempt (his dice rolling, or first seen at rest)."""
+        self.attempted = True
+        self.phase = Phase.ROLLING
+        self._judged_roll = False
+        self._thrown_ids = {d.id for d in s.dice if d.state is DieState.ROLLING and d.id is not None}
 
     def _grab(self, player: int) -> int:
         self.fast_grabs[player] += 1
@@ -1330,6 +1335,8 @@ class Referee:
         dice = self._roll_dice(s, mover)
         if new_roll:
             self._judged_roll = False
+            self._thrown_ids = set()
+        self._thrown_ids |= {d.id for d in s.dice if d.state is DieState.ROLLING and d.id is not None}
         if self._judged_roll:
             return
         # lifted before rest (RG19 4.1.8.4)
@@ -1338,7 +1345,13 @@ class Referee:
             # from vision (count distributions), a die reported lifted with no hand at the dice is a
             # die the camera lost while it rolled: no lift to judge
             seen_taken = s.is_plain or s.t - self._dice_hand_t <= 1.0
-            if any(d.state is DieState.ROLLING for d in before) and self._lifted(s) > self._lifted(prev) and seen_taken:
+            # only a die of this throw: one followed lying where it lay since the last roll, never seen
+            # rolling in this attempt, is being gathered to be thrown (seed 322: dark threw one die and
+            # the camera saw him take the other a frame later)
+            taken = {d.id for d in s.dice if d.state in _OFF_TABLE} - {d.id for d in prev.dice if d.state in _OFF_TABLE}
+            of_throw = None in taken or not taken or bool(taken & self._thrown_ids)
+            if any(d.state is DieState.ROLLING for d in before) and self._lifted(s) > self._lifted(prev) and seen_taken \
+                    and of_throw:
                 self.lift_warnings[mover] += 1
                 sev = Severity.WARN if self.lift_warnings[mover] == 1 else Severity.IRREG
                 self._emit("DIE_LIFTED_BEFORE_REST", mover,

@@ -212,7 +212,9 @@ class DieReader:
         "top" (``vision.dice_validity.top_face_crop``: needs the calibration profile; decision 0711)."""
         if self.crop_kind not in ("up", "top"):
             raise ModelMissingError(f"die reader model {path} wants crops of kind {self.crop_kind!r}, unknown here; {hint}")
-        self._camera: tuple[bytes, CalibrationProfile] | None = None
+        from vision.dice_validity import CameraCache
+
+        self._with_camera = CameraCache()
 
     def read_crops(self, crops: Sequence[npt.NDArray[np.uint8]] | npt.NDArray[np.uint8]) -> DieReadings:
         """Classify crops already cut with :func:`crop_die`."""
@@ -227,17 +229,6 @@ class DieReader:
             n = len(probs) // 2
             probs = np.asarray((probs[:n] + probs[n:]) / 2, dtype=np.float32)
         return DieReadings.from_probabilities(probs)
-
-    def _with_camera(self, profile: CalibrationProfile) -> CalibrationProfile:
-        """``profile`` with a camera (its own pose, else the one solved from its corners; remembered)."""
-        from vision.dice_validity import assumed_camera
-
-        if profile.pose is not None and profile.intrinsics is not None:
-            return profile
-        key = repr((profile.image_size, np.asarray(profile.corners, dtype=np.float64).tolist(), profile.dims)).encode()
-        if self._camera is None or self._camera[0] != key:
-            self._camera = (key, assumed_camera(profile))
-        return self._camera[1]
 
     def read(self, image: npt.NDArray[np.uint8], boxes_xyxy: Sequence[Sequence[float]],
              ups: Sequence[Sequence[float]] | npt.NDArray[np.float64] | None = None,
@@ -265,12 +256,13 @@ class DieReader:
                 raise ValueError(f"the die reader {self.model_path.name} reads the dice's top faces: give the calibration profile")
             cam = self._with_camera(profile)
             crops = [top_face_crop(image, cam, box, CROP_SIZE, zoom=z) for z in zooms for box in boxes_xyxy]
-        for z in (zooms if self.crop_kind == "up" else ()):
-            for k, box in enumerate(boxes_xyxy):
-                cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-                hw, hh = (box[2] - box[0]) / 2 * z, (box[3] - box[1]) / 2 * z
-                b = (cx - hw, cy - hh, cx + hw, cy + hh)
-                crops.append(crop_die(image, b) if ups is None else crop_die(image, b, up=ups[k]))
+        else:
+            for z in zooms:
+                for k, box in enumerate(boxes_xyxy):
+                    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+                    hw, hh = (box[2] - box[0]) / 2 * z, (box[3] - box[1]) / 2 * z
+                    b = (cx - hw, cy - hh, cx + hw, cy + hh)
+                    crops.append(crop_die(image, b) if ups is None else crop_die(image, b, up=ups[k]))
         looks = self.read_crops(crops)
         if len(zooms) == 1:
             return looks

@@ -305,6 +305,23 @@ def assumed_camera(profile: CalibrationProfile) -> CalibrationProfile:
     return replace(profile, intrinsics=intr, pose=pose)
 
 
+class CameraCache:
+    """A profile with a camera for the dice's crops: the profile itself when it has a pose, else its
+    :func:`assumed_camera`, solved once and remembered for the last profile seen (the live pipeline
+    keeps one profile; ``eval vision`` changes it per frame)."""
+
+    def __init__(self) -> None:
+        self._last: tuple[bytes, CalibrationProfile] | None = None
+
+    def __call__(self, profile: CalibrationProfile) -> CalibrationProfile:
+        if profile.pose is not None and profile.intrinsics is not None:
+            return profile
+        key = repr((profile.image_size, np.asarray(profile.corners, dtype=np.float64).tolist(), profile.dims)).encode()
+        if self._last is None or self._last[0] != key:
+            self._last = (key, assumed_camera(profile))
+        return self._last[1]
+
+
 # ------------------------------------------------------------------------------------------ crops
 def context_crop(image: U8, box_xyxy: Sequence[float], context: float = CROP_CONTEXT) -> U8:
     """A ``CROP_SIZE`` square around the die, ``context`` times its box's longer side, border replicated."""
@@ -510,16 +527,7 @@ class DieValidityClassifier:
             raise ModelMissingError(f"die validity model {path} was trained on rectified crops of another geometry "
                                     f"({meta.get('rect_size')} px, {meta.get('rect_span')} die edges); {REBUILD_HINT}")
         self.model_path = path
-        self._assumed: tuple[object, CalibrationProfile] | None = None
-
-    def _with_camera(self, profile: CalibrationProfile) -> CalibrationProfile:
-        """``profile`` itself with a pose, else its :func:`assumed_camera` (remembered for the last profile)."""
-        if profile.pose is not None and profile.intrinsics is not None:
-            return profile
-        key = (profile.image_size, np.asarray(profile.corners, dtype=np.float64).tobytes(), repr(profile.dims))
-        if self._assumed is None or self._assumed[0] != key:
-            self._assumed = (key, assumed_camera(profile))
-        return self._assumed[1]
+        self._with_camera = CameraCache()
 
     def crops(self, image: U8, profile: CalibrationProfile, boxes_xyxy: Sequence[Sequence[float]],
               die_cm: float = DEFAULT_DIE_CM) -> U8:

@@ -305,6 +305,7 @@ class HandCue:
         Side = Literal["near", "far"]
         arms: dict[Side, U8] = {}
         orphans: list[tuple[U8, Side | None]] = []
+        banded: list[tuple[U8, Side]] = []
 
         def join(side: Side, blob: U8) -> None:
             arms[side] = blob if side not in arms else np.asarray(cv2.bitwise_or(arms[side], blob), dtype=np.uint8)
@@ -328,9 +329,30 @@ class HandCue:
             near_ev = near_out if seen_near else near
             far_ev = far_out if seen_far else far
             if max(near_ev, far_ev) > 0:
-                join("near" if near_ev >= far_ev else "far", blob)
+                side_ev: Side = "near" if near_ev >= far_ev else "far"
+                seen_side = seen_near if side_ev == "near" else seen_far
+                band = m.near_band if side_ev == "near" else m.far_band
+                touched = np.unique(out_labels[cv2.bitwise_and(reach, band) > 0])
+                beyond = max((int(out_stats[j, cv2.CC_STAT_AREA]) for j in touched if j > 0), default=0)
+                if not seen_side or beyond < least / 2:
+                    # only its band, or fingertips over the edge (no arm beyond it), say so: decided
+                    # once the arms are known
+                    banded.append((blob, side_ev))
+                else:
+                    join(side_ev, blob)
             else:
                 orphans.append((blob, band_side))
+        # a region whose side only an edge band out of the picture or fingertips over the edge give,
+        # touching an arm seen coming in over the other edge, is that arm's hand cut off by a strip
+        # that differs little from the table (seed 321: the near arm reaching over the far rail, its
+        # hand read as a far hand over the dice, a false FAST_GRAB); one merely near it keeps its side
+        seen_arms = dict(arms)
+        for blob, side_ev in banded:
+            other: Side = "far" if side_ev == "near" else "near"
+            if other in seen_arms and cv2.countNonZero(cv2.bitwise_and(cv2.dilate(blob, wrist), seen_arms[other])):
+                join(other, blob)
+            else:
+                join(side_ev, blob)
         # a region that crosses no seat's edge belongs to the nearest arm within ``join_gap_px`` (a
         # palm cut off from its forearm); farther away it is no part of a hand (checkers moved since
         # the quiet table, which would otherwise become the hand's "tip" and hide a bar tap); with no

@@ -438,6 +438,28 @@ def test_a_far_arm_whose_palm_reaches_the_near_edge_is_one_far_hand():
     assert sorted(h.side for h in cue(cue.small_grey(img), [])) == ["far", "near"]
 
 
+@pytest.mark.parametrize("far_arm", [False, True])
+def test_a_near_arm_reaching_over_the_far_rail_is_one_near_hand(far_arm):
+    """Seen in the seed-321 render (session 13): the near player's arm reached the far side of the
+    board; its hand came apart from the forearm in the change mask and, its fingertips over the far
+    rail, was taken for a far hand over the dice (a false FAST_GRAB). Fingertips over an edge are no
+    arm coming in: the hand joins the near arm it touches. Near miss: a far arm seen coming in over
+    the far edge next to it is still a far hand."""
+    profile, cue, table = _cue_on_a_quiet_table()
+    q = profile.dims.play_depth / 2
+    beyond = q + profile.dims.rail_width + 1.5  # the fingertips just over the far rail
+    img = table.copy()
+    forearm = profile.project(np.array([[10.0, -q - 25, 0.0], [16.0, -q - 25, 0.0], [15.0, 4.0, 0.0], [11.0, 4.0, 0.0]]))
+    cv2.fillPoly(img, [np.round(forearm).astype(np.int32)], (220, 200, 190))
+    hand = profile.project(np.array([[10.5, 6.5, 0.0], [15.5, 6.5, 0.0], [14.5, beyond, 0.0], [11.5, beyond, 0.0]]))
+    cv2.fillPoly(img, [np.round(hand).astype(np.int32)], (220, 200, 190))
+    if far_arm:
+        arm = profile.project(np.array([[-14.0, q + 25, 0.0], [-8.0, q + 25, 0.0], [-9.0, 6.0, 0.0], [-13.0, 6.0, 0.0]]))
+        cv2.fillPoly(img, [np.round(arm).astype(np.int32)], (220, 200, 190))
+    hands = cue(cue.small_grey(img), [])
+    assert sorted(h.side for h in hands) == (["far", "near"] if far_arm else ["near"])
+
+
 def test_a_far_bar_tap_is_read_at_the_fingers_not_at_a_change_far_from_the_arm():
     """Seen in the seed-303 render: the far player tapped the bar while checkers moved earlier still
     differed from the quiet table far away; that region joined his arm, became its 'tip', and the tap

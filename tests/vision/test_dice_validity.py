@@ -195,6 +195,14 @@ def _top_face_mask_crop(lab: dict[str, Any], profile: CalibrationProfile, xy: tu
     return img, box
 
 
+def _painted(crop: np.ndarray) -> tuple[float, float, float]:
+    """Area (pixels) and centre (x, y) of the white painted face in a crop of :func:`_top_face_mask_crop`'s frame."""
+    m = crop[..., 0].astype(np.float64) / 255.0
+    area = float(m.sum())
+    rows, cols = np.indices(m.shape)
+    return area, float((cols * m).sum() / area), float((rows * m).sum() / area)
+
+
 def test_the_rectified_crop_shows_a_flat_dies_top_face_as_a_square_of_fixed_size_whatever_the_camera() -> None:
     """Decision 0540: the plane z = die edge, seen from above, around the die; a flat die's top face
     is a square of RECT_SIZE / RECT_SPAN pixels, RECT_SHIFT die edges above the crop's centre."""
@@ -205,12 +213,9 @@ def test_the_rectified_crop_shows_a_flat_dies_top_face_as_a_square_of_fixed_size
             img, box = _top_face_mask_crop(lab, profile, xy, 1.8, yaw)
             crop = rectified_crop(img, profile, box, 1.8)
             assert crop.shape == (RECT_SIZE, RECT_SIZE, 3)
-            m = crop[..., 0].astype(np.float64) / 255.0
-            area = float(m.sum())
+            area, cx, cy = _painted(crop)
             # the painted face grows by its boundary pixels in the image (about a pixel on each side)
             assert 0.8 * side * side < area < 1.35 * side * side, (area, side * side)
-            rows, cols = np.indices(m.shape)
-            cy, cx = float((rows * m).sum() / area), float((cols * m).sum() / area)
             # the box centre is not exactly the die's centre in perspective: within 2 pixels (an eighth of the face)
             centre = (RECT_SIZE - 1) / 2
             assert abs(cx - centre) < 2.0 and abs(cy - (centre - RECT_SHIFT * side)) < 2.0, (cx, cy)
@@ -232,17 +237,14 @@ def test_the_top_face_crop_centres_a_flat_dies_top_face_at_half_the_crop_whateve
                 assert abs(die_size_cm(prof, box) - size_cm) < 0.12 * size_cm
                 crop = top_face_crop(img, prof, box, size)
                 assert crop.shape == (size, size, 3)
-                m = crop[..., 0].astype(np.float64) / 255.0
-                area = float(m.sum())
+                area, cx, cy = _painted(crop)
                 # the edge found from the box is within 8% whatever the die's yaw (+-16% in area), and
                 # the painted face grows by its boundary pixels in the image
                 assert 0.7 * side * side < area < 1.6 * side * side, (area, side * side)
-                rows, cols = np.indices(m.shape)
-                cy, cx = float((rows * m).sum() / area), float((cols * m).sum() / area)
                 centre = (size - 1) / 2
                 assert abs(cx - centre) < 0.15 * side and abs(cy - centre) < 0.15 * side, (cx, cy)
                 wide = top_face_crop(img, prof, box, size, zoom=2.0)  # the same centre, half the scale
-                assert 0.7 * side * side / 4 < float(wide[..., 0].sum()) / 255.0 < 1.6 * side * side / 4
+                assert 0.7 * side * side / 4 < _painted(wide)[0] < 1.6 * side * side / 4
 
 
 def test_without_intrinsics_an_assumed_camera_is_solved_from_the_board_corners() -> None:

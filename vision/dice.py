@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.profile import CalibrationProfile
+from vision.dice_validity import TOP_SPAN, CameraCache, top_face_crop
 from vision.errors import ModelMissingError
 from vision.images import network_input
 from vision.onnx import MODELS_DIR, load_session
@@ -212,8 +213,9 @@ class DieReader:
         "top" (``vision.dice_validity.top_face_crop``: needs the calibration profile; decision 0711)."""
         if self.crop_kind not in ("up", "top"):
             raise ModelMissingError(f"die reader model {path} wants crops of kind {self.crop_kind!r}, unknown here; {hint}")
-        from vision.dice_validity import CameraCache
-
+        if self.crop_kind == "top" and float(meta.get("top_span", TOP_SPAN)) != TOP_SPAN:
+            raise ModelMissingError(f"die reader model {path} was trained on top-face crops {meta.get('top_span')} die edges "
+                                    f"wide, not {TOP_SPAN}; {hint}")
         self._with_camera = CameraCache()
 
     def read_crops(self, crops: Sequence[npt.NDArray[np.uint8]] | npt.NDArray[np.uint8]) -> DieReadings:
@@ -250,8 +252,6 @@ class DieReader:
             raise ValueError("the die reader needs at least one zoom to look at")
         crops = []
         if self.crop_kind == "top":
-            from vision.dice_validity import top_face_crop
-
             if profile is None:
                 raise ValueError(f"the die reader {self.model_path.name} reads the dice's top faces: give the calibration profile")
             cam = self._with_camera(profile)

@@ -366,9 +366,10 @@ def rectified_crop(image: U8, profile: CalibrationProfile, box_xyxy: Sequence[fl
     """The board around the die seen from straight above, at the height of a flat die's top face.
 
     The die's box centre is cast onto the board (flat-die hypothesis); the plane ``z = die_cm`` around
-    that place, ``span`` (:data:`RECT_SPAN`) die edges wide and moved ``shift`` die edges towards the camera, is resampled into a ``size`` square whose lower edge
-    faces the camera. A die lying flat then shows its top face as an upright-sized square of
-    ``size / RECT_SPAN`` pixels at the centre, whatever the camera, with its camera-facing sides
+    that place, ``span`` (:data:`RECT_SPAN`) die edges wide and moved ``shift`` (:data:`RECT_SHIFT`)
+    die edges towards the camera, is resampled into a ``size`` square whose lower edge faces the
+    camera. A die lying flat then shows its top face as an upright-sized square of ``size / span``
+    pixels, ``shift`` of its sides above the centre, whatever the camera, with its camera-facing sides
     below it; a die on an edge or corner, leaning, sunk in a gap or raised on checkers or on the
     other die shows a different outline at another place and scale (decision 0540).
     Without intrinsics (no pose) the halves' homographies are used: the plane is the board

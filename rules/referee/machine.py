@@ -116,6 +116,11 @@ def _jumped_to_rest_in(s: TableState, prev: TableState | None, half: Half) -> bo
             and all(d.state is DieState.AT_REST and d.half is not None and d.half is not half for d in prev.dice))
 
 
+def _rolling_ids(s: TableState) -> set[int]:
+    """Ids of the dice reported rolling in ``s``."""
+    return {d.id for d in s.dice if d.state is DieState.ROLLING and d.id is not None}
+
+
 def _crosses_bar(src: int, dst: int) -> bool:
     """A checker step (the mover's numbering, 25 the bar, 0 off) from one side of the bar to the other
     (it runs between points 6 and 7, and 18 and 19)."""
@@ -289,9 +294,9 @@ class Referee:
         self._thrown_after_game = False
         """Dice were thrown after the last game ended, before the board was seen set up again."""
         self._dice_hand_t = -math.inf
+        """When a hand was last seen over the dice."""
         self._thrown_ids: set[int] = set()
         """Ids of the dice seen rolling since the roll attempt began (those a lift before rest can concern)."""
-        """When a hand was last seen over the dice."""
         self._before_throw: TableState | None = None
         """The state just before the dice last began to roll (what the table showed before the throw)."""
         self._doubt: _Doubt | None = None
@@ -1325,7 +1330,7 @@ class Referee:
         self.attempted = True
         self.phase = Phase.ROLLING
         self._judged_roll = False
-        self._thrown_ids = {d.id for d in s.dice if d.state is DieState.ROLLING and d.id is not None}
+        self._thrown_ids = _rolling_ids(s)
 
     def _grab(self, player: int) -> int:
         self.fast_grabs[player] += 1
@@ -1335,8 +1340,7 @@ class Referee:
         dice = self._roll_dice(s, mover)
         if new_roll:
             self._judged_roll = False
-            self._thrown_ids = set()
-        self._thrown_ids |= {d.id for d in s.dice if d.state is DieState.ROLLING and d.id is not None}
+        self._thrown_ids = (set() if new_roll else self._thrown_ids) | _rolling_ids(s)
         if self._judged_roll:
             return
         # lifted before rest (RG19 4.1.8.4)
@@ -1790,7 +1794,7 @@ class Referee:
         ll_seen = observed.log_likelihood(s)
         eps = self.profile.illegal_play_prior
         fits = {r: self._play_fit(self._best_result_ll(s, before, r), ll_seen) for r in [key, *cands]}
-        scores = {r: self.roll_p.get(r, _ROLL_FLOOR) * ((1.0 - eps) * f + eps) for r, f in fits.items()}
+        scores = {r: self._roll_weight(self.roll_p.get(r, _ROLL_FLOOR), f) for r, f in fits.items()}
         total = sum(scores.values())
         legal = sum(self.roll_p.get(r, _ROLL_FLOOR) * (1.0 - eps) * f for r, f in fits.items()) / total
         best_roll = max(scores, key=lambda r: (scores[r], r == key))
@@ -1807,12 +1811,12 @@ class Referee:
         legal play of the roll reaches the board read)."""
         return math.exp(min(0.0, best_ll - ll_seen)) if best_ll > -math.inf else 0.0
 
-    def _roll_weight(self, p_roll: float, best_ll: float, ll_seen: float) -> float:
+    def _roll_weight(self, p_roll: float, fit: float) -> float:
         """A roll's weight given the play (DIGEST A1.15): its probability from the dice, times how well
-        its best legal result explains the table relative to the board as read, against an illegal
-        play (``profile.illegal_play_prior``) that the table shows exactly."""
+        its best legal result explains the table (``fit``, :meth:`_play_fit`), against an illegal play
+        (``profile.illegal_play_prior``) that the table shows exactly."""
         eps = self.profile.illegal_play_prior
-        return p_roll * ((1.0 - eps) * self._play_fit(best_ll, ll_seen) + eps)
+        return p_roll * ((1.0 - eps) * fit + eps)
 
     def _accept(self, s: TableState, mover: int, dice: tuple[int, int], before: Position, result: Position,
                 plays: LegalPlays | None, implied: bool, read: tuple[int, int] | None = None,
@@ -2058,7 +2062,7 @@ class Referee:
         no_fit = top < ll_seen - math.log(2.0)
         if top <= ll_still or (no_fit and not (passed and ll_still < ll_seen - math.log(2.0))):
             return False
-        weights = {r: self._roll_weight(prior[r], f, ll_seen) for r, f in fits.items()}
+        weights = {r: self._roll_weight(prior[r], self._play_fit(f, ll_seen)) for r, f in fits.items()}
         total = sum(weights.values())
         def rank(r: tuple[int, int]) -> tuple[float, float]:
             return (fits[r], prior[r]) if no_fit else (weights[r], 0.0)  # no fit: the closest play

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import cv2
 import numpy as np
@@ -55,6 +55,19 @@ class BoardDimensions:
                 raise ValueError(f"board dimension {name} must be a non-negative number of cm, got {value!r}")
         if self.half_width <= 0 or self.play_depth <= 0:
             raise ValueError("board half_width and play_depth must be positive (cm)")
+
+    @classmethod
+    def from_sim_table(cls, table_cm: dict[str, Any]) -> BoardDimensions:
+        """The sizes a user would measure on a simulated board: a frame label's or a sim camera's
+        ``table_cm`` (``sim.table.TableSpec``: overall width and depth, rails, bar, trays)."""
+        t = table_cm
+        trays = int(t.get("trays", 1))
+        rail, tray = float(t["rail"]), float(t["tray"])
+        half = (float(t["width"]) - (2 + trays) * rail - float(t["bar"]) - trays * tray) / 2  # TableSpec.half_w
+        return cls(half_width=half, play_depth=float(t["depth"]) - 2 * rail, bar_width=float(t["bar"]),
+                   rail_width=rail, rail_height=float(t["rail_h"]), tray_width=tray,
+                   point_length_frac=float(t.get("point_len_frac", 0.4)),
+                   checker_diameter=float(t["checker_d"]), checker_height=float(t["checker_h"]))
 
     @property
     def point_width(self) -> float:

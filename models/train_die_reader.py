@@ -43,6 +43,7 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from die_crops import REAL_TOP_ENLARGE, enlarge, shrink_crops, sim_test_crops, true_up  # noqa: E402
+from onnx_init import freeze_batch_norms, load_folded_convs  # noqa: E402
 from synth_dice import render_sample  # noqa: E402
 from validity_data import profile_for  # noqa: E402
 
@@ -85,26 +86,12 @@ class DieNet(nn.Module):
 
 
 def load_onnx_weights(model: DieNet, path: Path) -> None:
-    """Start from an export of the same network: each ONNX Conv (batch norm folded in) becomes the
-    convolution's weight, and its bias the batch norm's shift over unit statistics (identity scale);
-    the batch norms then stay in inference mode while training (``run_epochs(frozen_bn=True)``)."""
-    import onnx
-    from onnx import numpy_helper
-
-    graph = onnx.load(str(path)).graph
-    init = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
-    convs = [n for n in graph.node if n.op_type == "Conv"]
-    mods = [m for m in model.features if isinstance(m, nn.Conv2d)]
-    bns = [m for m in model.features if isinstance(m, nn.BatchNorm2d)]
-    if len(convs) != len(mods):
-        raise SystemExit(f"{path}: {len(convs)} convolutions, this network has {len(mods)}; not the same network")
+    """Start from an export of the same network (``onnx_init.load_folded_convs``); the batch norms
+    then stay in inference mode while training (``run_epochs(frozen_bn=True)``)."""
+    pairs = list(zip([m for m in model.features if isinstance(m, nn.Conv2d)],
+                     [m for m in model.features if isinstance(m, nn.BatchNorm2d)], strict=True))
+    init = load_folded_convs(pairs, path)
     with torch.no_grad():
-        for node, conv, bn in zip(convs, mods, bns, strict=True):
-            conv.weight.copy_(torch.from_numpy(init[node.input[1]]))
-            bn.weight.fill_(1.0)
-            bn.bias.copy_(torch.from_numpy(init[node.input[2]]))
-            bn.running_mean.zero_()
-            bn.running_var.fill_(1.0 - bn.eps)
         model.head[1].weight.copy_(torch.from_numpy(init["head.1.weight"]))
         model.head[1].bias.copy_(torch.from_numpy(init["head.1.bias"]))
 
@@ -262,9 +249,7 @@ def run_epochs(model: DieNet, x: np.ndarray, y: np.ndarray, epochs: int, lr: flo
     for epoch in range(epochs):
         model.train()
         if frozen_bn:
-            for m in model.modules():
-                if isinstance(m, nn.BatchNorm2d):
-                    m.eval()
+            freeze_batch_norms(model)
         t0 = time.time()
         order = torch.randperm(len(xt), generator=gen)
         total_loss, correct = 0.0, 0

@@ -15,7 +15,7 @@ threshold is chosen on a validation part of the *training* data (whole physical 
 all their views and copies; never the test set) so that at most 1% of valid dice fall below it, and
 stored in the model's metadata (``valid_threshold``). With ``--test`` the script prints the
 held-out figures of issue 5: invalid dice caught, valid dice called invalid, and the reasons'
-confusion matrix (rows truth, columns vision), for the exact label boxes and for jittered boxes
+confusion matrix (rows truth, columns vision), for the exact label boxes and for jittered boxes (or the locator's boxes)
 (copy 1 of the test set); ``--report FILE`` writes them as JSON.
 """
 
@@ -34,6 +34,10 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+if str(ROOT / "models") not in sys.path:
+    sys.path.insert(0, str(ROOT / "models"))
+
+from onnx_init import freeze_batch_norms, load_folded_convs  # noqa: E402
 
 from vision.dice_validity import (  # noqa: E402
     N_FEATURES,
@@ -204,16 +208,6 @@ def export(model: Any, path: Path, threshold: float, info: dict[str, str]) -> No
     tmp.replace(path)
 
 
-def onnx_state(path: Path) -> dict[str, Any]:
-    """The weights of an exported model, by their PyTorch names (to continue training from it)."""
-    import onnx
-    import torch
-    from onnx import numpy_helper
-
-    m = onnx.load(str(path))
-    return {t.name: torch.from_numpy(numpy_helper.to_array(t).copy()) for t in m.graph.initializer}
-
-
 def split_scenes(data: dict[str, npt.NDArray[Any]], rng: np.random.Generator, frac: float = 0.125) -> npt.NDArray[np.bool_]:
     """True for samples of a held-out eighth of the physical scenes (all views and copies of each)."""
     key = data["scene"] if "scene" in data else data["frame"]
@@ -240,12 +234,20 @@ def train(a: argparse.Namespace) -> int:
     mean = f_all[tr].mean(0).astype(np.float32)
     std = np.maximum(f_all[tr].std(0), 1e-3).astype(np.float32)
     model = build_model(mean, std, a.width)
+    frozen_bn = False
     if a.init is not None:
         import torch as _t
 
-        state = _t.load(a.init) if a.init.suffix == ".pt" else onnx_state(a.init)
+        if a.init.suffix == ".pt":
+            state = _t.load(a.init)
+        else:  # an export: batch norms folded into the convolutions, then kept in inference mode
+            init = load_folded_convs([(blk[0], blk[1]) for blk in model.cnn[:4]], a.init)
+            names = dict(model.state_dict())
+            state = {k: _t.from_numpy(v.copy()) for k, v in init.items() if k in names and not k.startswith(("cnn.0.", "cnn.1.", "cnn.2.", "cnn.3."))}
+            frozen_bn = True
         missing, unexpected = model.load_state_dict(state, strict=False)
-        print(f"started from {a.init} (missing {list(missing)}, unexpected {list(unexpected)})", flush=True)
+        missing = [k for k in missing if not (frozen_bn and k.startswith(("cnn.0.", "cnn.1.", "cnn.2.", "cnn.3.")))]
+        print(f"started from {a.init} (not in it: {list(missing)}{', unused: ' + str(list(unexpected)) if unexpected else ''})", flush=True)
     y_all = data["y"].astype(np.int64)
     counts = np.bincount(y_all[tr], minlength=len(POSE_CLASSES)).astype(np.float64)
     idx_tr = np.flatnonzero(tr)
@@ -263,6 +265,8 @@ def train(a: argparse.Namespace) -> int:
     y_t = torch.from_numpy(y_all)
     for epoch in range(a.epochs):
         model.train()
+        if frozen_bn:
+            freeze_batch_norms(model)
         total = 0.0
         for _ in range(steps_per_epoch):
             b = rng.choice(idx_tr, size=BATCH, p=w)
@@ -297,7 +301,12 @@ def train(a: argparse.Namespace) -> int:
             break
     threshold = 0.5
     if va.any():
-        threshold = choose_threshold(predict(model, crops[va], f_all[va]), y_all[va], a.max_false)
+        # on the dice with the locator's boxes when the data has them (models/validity_data.py
+        # --located): the false alarms the run time will see, not those of exact label boxes
+        located = data["located"] if "located" in data else np.zeros(len(va), bool)
+        sel = va & located if (va & located).any() else va
+        threshold = choose_threshold(predict(model, crops[sel], f_all[sel]), y_all[sel], a.max_false)
+        print(f"threshold chosen on {int(sel.sum())} validation dice" + (" (located boxes)" if sel is not va else ""))
     info = {"train_samples": str(len(idx_tr)), "train_file": a.train.name}
     export(model, a.out, threshold, info)
     if a.save_state is not None:
@@ -321,7 +330,11 @@ def evaluate_file(model: Path, test_path: Path, train_samples: int | None, repor
     rep: dict[str, Any] = {"test_file": test_path.name, "model": model.name}
     if train_samples is not None:
         rep["train_samples"] = train_samples
-    for name, mask in (("exact_boxes", copies == 0), ("jittered_boxes", copies == 1)):
+    located = test["located"] if "located" in test else np.zeros(len(copies), bool)
+    # copy 1: boxes jittered about the label, or (models/validity_data.py --located) the dice
+    # locator's boxes, matched dice only: a die the locator misses gets no verdict at run time
+    other = ("located_boxes", located) if located.any() else ("jittered_boxes", copies == 1)
+    for name, mask in (("exact_boxes", copies == 0), other):
         if not mask.any():
             continue
         r = evaluate(probs, test, clf.valid_threshold, mask)

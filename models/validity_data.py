@@ -14,6 +14,12 @@ per copy: the context crop (``vision.dice_validity.context_crop``) and the featu
 - the die's box with each edge moved by a pixel or two (a detector's box is not exact);
 - the total checkers per point from the frame's table state (what the board reader reports).
 
+With ``--located`` the last copy of each frame takes the boxes the trained dice locator finds in it
+(``FrameRecognizer.locate_dice`` as a settled frame is looked at), each labelled die matched to the
+nearest found box within 0.8 of its side as ``gammonwatch eval vision`` matches them; a labelled die
+the locator misses keeps a jittered box. The classifier then learns the boxes it is given at run
+time (a box placed low or cut short), not only boxes jittered about the label.
+
 Targets: the index in ``POSE_CLASSES`` of the physics label (docs/sim.md, decision 0300). A
 ``wrong_side`` die shows no pose reason in its label; its pose class is recovered from ``physical``
 (flat on the surface, or on checkers), else it is kept with target -1 (evaluated, not trained on).
@@ -41,6 +47,7 @@ from calibration.intrinsics import Intrinsics  # noqa: E402
 from calibration.profile import CalibrationProfile, solve_pose  # noqa: E402
 from vision.dice_validity import (  # noqa: E402
     CROP_CONTEXT,
+    DEFAULT_DIE_CM,
     POSE_CLASSES,
     assumed_camera,
     checker_centres,
@@ -74,12 +81,7 @@ def label_files(dirs: list[Path], styles: set[str] | None, exclude: set[str] | N
 
 def dims_for(lab: dict[str, Any]) -> BoardDimensions:
     """The board's real sizes from a label (what a user would type into the profile)."""
-    c8 = np.asarray(lab["board"]["corners8_world_cm"], dtype=np.float64)
-    tc = lab["table_cm"]
-    return BoardDimensions(half_width=float(c8[0, 0] - c8[1, 0]), play_depth=float(c8[2, 1] - c8[1, 1]),
-                           bar_width=float(2 * c8[1, 0]), rail_width=float(tc["rail"]), rail_height=float(tc["rail_h"]),
-                           tray_width=float(tc["tray"]), tray_side="right", point_length_frac=float(tc["point_len_frac"]),
-                           checker_diameter=float(tc["checker_d"]), checker_height=float(tc["checker_h"]))
+    return BoardDimensions.from_sim_table(lab["table_cm"])
 
 
 def profile_for(lab: dict[str, Any], rng: np.random.Generator | None, intrinsics: bool = True) -> CalibrationProfile:
@@ -136,9 +138,36 @@ def point_totals(lab: dict[str, Any]) -> list[int]:
     return [int(p["light"]) + int(p["dark"]) for p in pts]
 
 
+def located_boxes(locate: Any, image: npt.NDArray[np.uint8], lab: dict[str, Any],
+                  dice: list[dict[str, Any]]) -> tuple[list[list[float] | None], list[list[float]]]:
+    """The located box matched to each labelled die (None: missed) and every box found.
+
+    ``locate(image, profile) -> boxes`` runs the locator on the frame with a profile made from its
+    exact corners; pairs are matched nearest first, within 0.8 of the labelled box's side (10 px at
+    least), as ``vision.eval_cli.match_dice`` does."""
+    found = [list(map(float, b)) for b in locate(image, profile_for(lab, None))]
+    cand = []
+    for i, o in enumerate(dice):
+        b = o["box_xyxy"]
+        radius = max(10.0, 0.8 * max(b[2] - b[0], b[3] - b[1]))
+        for j, f in enumerate(found):
+            d = float(np.hypot((f[0] + f[2] - b[0] - b[2]) / 2, (f[1] + f[3] - b[1] - b[3]) / 2))
+            if d <= radius:
+                cand.append((d, i, j))
+    out: list[list[float] | None] = [None] * len(dice)
+    used: set[int] = set()
+    for _, i, j in sorted(cand):
+        if out[i] is None and j not in used:
+            out[i] = found[j]
+            used.add(j)
+    return out, found
+
+
 def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Generator,
-            context: float = CROP_CONTEXT, box_jitter: float = BOX_JITTER_PX, intrinsics: bool = True) -> Iterator[dict[str, Any]]:
-    """One sample per labelled die and copy; copy 0 has the exact corners and box when ``copies > 1``."""
+            context: float = CROP_CONTEXT, box_jitter: float = BOX_JITTER_PX, intrinsics: bool = True,
+            locate: Any = None, true_size: bool = False) -> Iterator[dict[str, Any]]:
+    """One sample per labelled die and copy; copy 0 has the exact corners and box when ``copies > 1``;
+    with ``locate`` (see :func:`located_boxes`) the last copy has the located boxes."""
     dice = [o for o in lab["objects"] if o.get("kind") == "die" and o.get("box_xyxy") is not None
             and float(o.get("visible_frac", 1.0)) >= MIN_VISIBLE]
     if not dice:
@@ -147,7 +176,13 @@ def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Gen
     if image is None:
         return
     counts = point_totals(lab)
-    die_cm = float(lab["table_cm"]["die"])
+    # the run time knows the dice's edge only as the nominal DEFAULT_DIE_CM (the profile has no die
+    # size), so by default the samples are cut as it cuts them, whatever the die's true size
+    die_cm = float(lab["table_cm"]["die"]) if true_size else DEFAULT_DIE_CM
+    located: list[list[float] | None] = []
+    found: list[list[float]] = []
+    if locate is not None:
+        located, found = located_boxes(locate, np.asarray(image, dtype=np.uint8), lab, dice)
     for copy in range(copies):
         try:
             profile = profile_for(lab, rng if copy > 0 or copies == 1 else None, intrinsics)
@@ -162,11 +197,18 @@ def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Gen
             if b[2] - b[0] < 3 or b[3] - b[1] < 3:
                 b = np.asarray(o["box_xyxy"], dtype=np.float64)
             boxes.append(b.tolist())
-        for o, b in zip(dice, boxes, strict=True):
+        others = boxes
+        from_locator = [False] * len(dice)
+        if locate is not None and copy == copies - 1:
+            boxes = [lb if lb is not None else b for lb, b in zip(located, boxes, strict=True)]
+            # the features see every box the locator found (a false one too), and the dice it missed
+            others = found + [b for lb, b in zip(located, boxes, strict=True) if lb is None]
+            from_locator = [lb is not None for lb in located]
+        for o, b, by_locator in zip(dice, boxes, from_locator, strict=True):
             if b[2] - b[0] < 3 or b[3] - b[1] < 3:
                 continue
             ident = lab.get("id", {}) if isinstance(lab.get("id"), dict) else {}
-            size = die_cm * float(rng.uniform(0.97, 1.03))
+            size = die_cm * float(rng.uniform(0.97, 1.03)) if true_size else die_cm
             yield {
                 "rect": rectified_crop(np.asarray(image, dtype=np.uint8), profile, b, size),
                 "tilt": float(o["physical"].get("tilt_deg", 0.0)),
@@ -174,7 +216,7 @@ def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Gen
                 "scene": f"{img_path.parent.parent.name}/{ident.get('seed', -1)}/{ident.get('scene', img_path.stem)}",
                 "aux": aux_targets(o, b),
                 "crop": context_crop(np.asarray(image, dtype=np.uint8), b, context),
-                "feat": die_features(profile, b, boxes, counts, size, centres),
+                "feat": die_features(profile, b, others, counts, size, centres),
                 "y": pose_target(o),
                 "reason": DIE_REASONS.index(str(o["reason"])),
                 "half": {"left": 0, "right": 1}.get(str(o["physical"].get("half")), -1),
@@ -183,17 +225,35 @@ def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Gen
                 "frame": f"{img_path.parent.parent.name}/{img_path.stem}",
                 "seed": int(lab.get("id", {}).get("seed", -1)) if isinstance(lab.get("id"), dict) else -1,
                 "copy": copy,
+                "located": by_locator,
             }
 
 
+def recognizer_locate() -> Any:
+    """``locate(image, profile)``: the run time's dice boxes of a settled frame (models loaded once)."""
+    from vision.recognizer import FrameRecognizer
+
+    shared: dict[str, Any] = {}
+
+    def locate(image: npt.NDArray[np.uint8], profile: CalibrationProfile) -> list[tuple[float, float, float, float]]:
+        if not shared:
+            first = FrameRecognizer(profile)
+            shared.update(board=first.board_reader, die_reader=first.die_reader, validity=first.validity, locator=first.locator)
+        return FrameRecognizer(profile, **shared).locate_dice(image, settled=True)
+
+    return locate
+
+
 def build(dirs: list[Path], out: Path, copies: int, styles: set[str] | None, exclude: set[str] | None, seed: int,
-          context: float = CROP_CONTEXT, box_jitter: float = BOX_JITTER_PX, intrinsics: bool = True) -> int:
+          context: float = CROP_CONTEXT, box_jitter: float = BOX_JITTER_PX, intrinsics: bool = True,
+          located: bool = False, true_size: bool = False) -> int:
     rng = np.random.default_rng(seed)
+    locate = recognizer_locate() if located else None
     rows: list[dict[str, Any]] = []
     frames = 0
     for img, lab in label_files(dirs, styles, exclude):
         frames += 1
-        rows.extend(samples(img, lab, copies, rng, context, box_jitter, intrinsics))
+        rows.extend(samples(img, lab, copies, rng, context, box_jitter, intrinsics, locate, true_size))
     if not rows:
         print(f"validity_data: no labelled dice found in {', '.join(map(str, dirs))}", file=sys.stderr)
         return 1
@@ -207,7 +267,7 @@ def build(dirs: list[Path], out: Path, copies: int, styles: set[str] | None, exc
                         tilt=col("tilt", np.float32), visible=col("visible", np.float32), scene=col("scene", str), feats=np.stack([r["feat"] for r in rows]),
                         y=col("y", np.int64), reason=col("reason", np.int64), half=col("half", np.int64),
                         rolled=col("rolled", np.int64), style=col("style", str), frame=col("frame", str),
-                        copy=col("copy", np.int64), context=np.float64(context), aux=np.asarray([r["aux"] for r in rows], dtype=np.float32))
+                        copy=col("copy", np.int64), located=col("located", np.bool_), context=np.float64(context), aux=np.asarray([r["aux"] for r in rows], dtype=np.float32))
     tmp.replace(out)
     reasons = np.bincount(col("reason", np.int64)[col("copy", np.int64) == 0], minlength=len(DIE_REASONS))
     print(f"{out}: {len(rows)} samples from {frames} frames ({copies} cop{'y' if copies == 1 else 'ies'}); "
@@ -226,11 +286,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--context", type=float, default=CROP_CONTEXT, help="crop side / die box side")
     ap.add_argument("--no-intrinsics", action="store_true", help="profiles without the camera's intrinsics (assumed camera)")
     ap.add_argument("--box-jitter", type=float, default=BOX_JITTER_PX, help="sd of each box edge in jittered copies, px")
+    ap.add_argument("--located", action="store_true", help="the last copy takes the dice locator's boxes (see the module's doc)")
+    ap.add_argument("--true-die-size", action="store_true",
+                    help="cut each die at its labelled edge (default: the nominal edge the run time assumes)")
     a = ap.parse_args(argv)
     styles = set(a.styles.split(",")) if a.styles else None
     exclude = set(a.exclude_styles.split(",")) if a.exclude_styles else None
     cv2.setNumThreads(1)
-    return build(a.dirs, a.out, a.copies, styles, exclude, a.seed, a.context, a.box_jitter, not a.no_intrinsics)
+    return build(a.dirs, a.out, a.copies, styles, exclude, a.seed, a.context, a.box_jitter, not a.no_intrinsics, a.located, a.true_die_size)
 
 
 if __name__ == "__main__":

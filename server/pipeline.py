@@ -127,16 +127,10 @@ def profile_from_sim_camera(cam: dict[str, Any]) -> CalibrationProfile:
     from calibration.board import BoardDimensions
     from calibration.intrinsics import Intrinsics
 
-    t = cam["table_cm"]
-    half_w = (float(t["width"]) - 3 * float(t["rail"]) - float(t["bar"]) - float(t["tray"])) / 2  # sim.table.TableSpec.half_w
     c = cam["camera"]
     size = (int(c["width"]), int(c["height"]))
     corners = np.asarray(cam["corners8_px"], dtype=np.float64)
-    play_d = float(t["depth"]) - 2 * float(t["rail"])
-    dims = BoardDimensions(half_width=half_w, play_depth=play_d, bar_width=float(t["bar"]), rail_width=float(t["rail"]),
-                           rail_height=float(t["rail_h"]), tray_width=float(t["tray"]),
-                           point_length_frac=float(t.get("point_len_frac", 0.4)),
-                           checker_diameter=float(t["checker_d"]), checker_height=float(t["checker_h"]))
+    dims = BoardDimensions.from_sim_table(cam["table_cm"])
     intr = Intrinsics(np.asarray(c["K"], dtype=np.float64), np.asarray(c["dist"], dtype=np.float64), size)
     return CalibrationProfile.from_corners(corners, size, dims=dims, intrinsics=intr, method="simulator")
 

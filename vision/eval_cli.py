@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from calibration.board import BoardDimensions
 from calibration.errors import CalibrationError
 from calibration.intrinsics import Intrinsics
 from calibration.profile import CalibrationProfile
@@ -132,6 +133,8 @@ class SimFrame:
     style: str
     hands: bool = False
     """A hand is over the table in this frame (the tracker reads the board only without hands)."""
+    dims: BoardDimensions | None = None
+    """The board's sizes (``table_cm``), as a user measures them for the profile; None: the defaults."""
 
 
 def _count_pair(obj: Any, where: str) -> tuple[int, int]:
@@ -199,12 +202,13 @@ def parse_sim_label(path: Path) -> SimFrame:
         image = path.with_name(str(lab.get("image", path.stem + ".jpg")).split("/")[-1])
         style = str(lab.get("look", {}).get("style", ""))
         hands = bool(lab.get("look", {}).get("hands"))
+        dims = BoardDimensions.from_sim_table(lab["table_cm"]) if "table_cm" in lab else None
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
         raise VisionError(f"{path}: not a simulator frame label ({what}); see docs/sim.md for the layout, "
                           "or regenerate the frame with 'gammonwatch sim frames'") from exc
     return SimFrame(path, image, size, corners, intr, tuple(points), bar, off, tuple(dice), zone, value,
-                    rolled if rolled in ("left", "right") else None, style, hands)
+                    rolled if rolled in ("left", "right") else None, style, hands, dims)
 
 
 def sim_label_files(datasets: Sequence[Path]) -> list[Path]:
@@ -473,7 +477,7 @@ def evaluate_vision(datasets: Sequence[Path], *, limit: int | None = None, style
     for k, f in enumerate(frames):
         image = read_image(f.image_path)
         try:
-            profile = CalibrationProfile.from_corners(f.corners, f.size, intrinsics=f.intrinsics)
+            profile = CalibrationProfile.from_corners(f.corners, f.size, dims=f.dims, intrinsics=f.intrinsics)
         except CalibrationError as exc:
             raise VisionError(f"{f.label_path}: its board corners do not make a profile ({exc})") from exc
         if first is None:  # loads the models once; later frames (other cameras) share them

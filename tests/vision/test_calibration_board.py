@@ -275,3 +275,22 @@ def test_a_camera_too_far_for_the_dice_is_told_so() -> None:
     warning = die_size_warning(small)
     assert warning is not None and "px" in warning and "closer" in warning
     assert die_size_warning(large) is None
+
+
+@pytest.mark.parametrize("trays", [1, 2])
+def test_board_sizes_of_a_simulated_table_match_the_simulator(trays):
+    """BoardDimensions.from_sim_table is the profile's board as the simulator built it, with one
+    bear-off tray or two (the seven end-to-end runs have two: the pipeline once took 28.7 cm for a
+    24.6 cm half, and every camera pose it solved was off)."""
+    from dataclasses import replace
+
+    from sim.table import TableSpec
+
+    spec = replace(TableSpec(width=74.36, depth=51.11, rail=2.16, bar=4.5, tray=6.06), trays=trays)
+    dims = BoardDimensions.from_sim_table(spec.to_json())
+    assert dims.half_width == pytest.approx(spec.half_w)
+    assert dims.play_depth == pytest.approx(spec.play_d)
+    assert dims.bar_width == pytest.approx(spec.bar)
+    assert dims.checker_diameter == pytest.approx(spec.checker_d)
+    # the right half's outer edge lies where the simulator puts it
+    assert dims.half_rect("right")[1] == pytest.approx(spec.half_rect("right")[1])

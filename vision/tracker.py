@@ -287,6 +287,8 @@ class _DieTrack:
     lifted_at: float = -math.inf
     at_rest_when_lifted: tuple[F64, int, list[float], list[str], float] | None = None
     """A die lifted at rest under a hand: its reading and last move, in case it was only hidden."""
+    appeared_at: tuple[float, float] | None = None
+    """Where the die this track follows was first seen (None: it has since travelled, as a thrown die does)."""
 
     def reset_reading(self) -> None:
         self.value_logp = np.zeros(6)
@@ -402,6 +404,18 @@ class Tracker:
         return [tr.center for tr in self._tracks if not tr.lifted
                 and (not resting or not self._rolling(tr)) and (not holding or not self._lost(tr))]
 
+    def unmoved_dice(self) -> list[tuple[float, float]]:
+        """Centres of the followed dice never seen away from where they appeared (more than
+        ``rest_move_px``): a thrown die is seen rolling; what the locator finds lying still where it
+        first saw it may be something else (a white point's tip uncovered when the checkers were set
+        up: the demo's table, frame 517)."""
+        return [tr.center for tr in self._tracks if not tr.lifted and tr.appeared_at is not None]
+
+    def forget_unmoved(self, centre: tuple[float, float]) -> None:
+        """Stop following the unmoved die (:meth:`unmoved_dice`) at ``centre``: a die the locator is
+        surer of has taken its place."""
+        self._tracks = [tr for tr in self._tracks if tr.lifted or tr.appeared_at is None or tr.center != centre]
+
     def hidden_dice(self) -> list[tuple[float, float]]:
         """Where dice lifted at rest under a hand within ``back_s`` lay: one seen there again was only
         hidden (an arm moving checkers next to the dice, its fingers read at them)."""
@@ -507,6 +521,7 @@ class Tracker:
             # followed no die); a lifted one thrown again keeps its id; it arrives moving
             lost = sorted((tr for tr in self._tracks if self._lost(tr)), key=lambda x: x.last_seen)
             lifted = sorted((tr for tr in self._tracks if tr.lifted), key=lambda x: -x.last_seen)
+            # (a die lost in flight and found again has been seen rolling: it keeps having travelled)
             if lost:
                 tr = lost[0]
                 tr.last_move = t
@@ -514,8 +529,9 @@ class Tracker:
                 tr = lifted[0]
                 tr.lifted = False
                 tr.last_move = t
+                tr.appeared_at = d.center_px
             else:
-                tr = _DieTrack(self._new_id(), d.center_px, t, t)
+                tr = _DieTrack(self._new_id(), d.center_px, t, t, appeared_at=d.center_px)
                 self._tracks.append(tr)
             # before the first state the stream starts with the die lying there: not a throw
             self._sight(tr, d, t, moved=started)
@@ -549,6 +565,8 @@ class Tracker:
         return out
 
     def _sight(self, tr: _DieTrack, d: DieObservation, t: float, moved: bool) -> None:
+        if tr.appeared_at is not None and math.dist(tr.appeared_at, d.center_px) > self.config.rest_move_px:
+            tr.appeared_at = None
         tr.center = d.center_px
         tr.last_seen = t
         tr.hand_since_seen = False

@@ -719,3 +719,30 @@ def test_a_die_lifted_at_rest_under_a_hand_and_seen_again_at_its_place_was_only_
     t = lifted_by_a_hand()
     out = t.update(80, 8.0, dice=[DieObservation(np.eye(6)[4], (503.0, 302.0))], hands=[])
     assert out and out[-1]["dice"][0]["state"] == "rolling"  # long after: a new throw
+
+
+def test_a_die_never_seen_away_from_where_it_appeared_is_unmoved_and_can_be_forgotten() -> None:
+    """The demo's table: a white point's tip, uncovered when the checkers were set up, was located as
+    a die lying still and held a die's place; the opening roll's cocked die was never followed. A die
+    that appears and stays where it appeared is listed by ``unmoved_dice`` (the pipeline lets a die
+    the locator is surer of take its place, ``forget_unmoved``); a thrown die, seen rolling more than
+    ``rest_move_px``, is not, and forgetting an unmoved die leaves the others."""
+    cfg = TrackerConfig()
+    board = TableObservation.from_counts([0] * 24, [0] * 24)
+    t = Tracker(cfg)
+    for k in range(3):
+        t.update(0, -0.3 + k / 10, dice=[], board=board, hands=[])
+    still = DieObservation(np.eye(6)[5], (580.0, 547.0))
+    for k in range(5):
+        t.update(1 + k, k / 10, dice=[still], hands=[])
+    assert t.unmoved_dice() == [(580.0, 547.0)]
+    # a thrown die: seen at three places on its way, then at rest
+    path = [(300.0, 250.0), (340.0, 252.0), (372.0, 247.0), (387.0, 247.0)]
+    for k, c in enumerate(path):
+        t.update(10 + k, 0.6 + k / 10, dice=[still, DieObservation(np.eye(6)[2], c)], hands=[])
+    assert t.unmoved_dice() == [(580.0, 547.0)]
+    assert len(t.followed_dice()) == 2
+    t.forget_unmoved((387.0, 247.0))  # not unmoved: kept
+    assert len(t.followed_dice()) == 2
+    t.forget_unmoved((580.0, 547.0))
+    assert t.followed_dice() == [(387.0, 247.0)]

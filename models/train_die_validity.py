@@ -240,6 +240,9 @@ def train(a: argparse.Namespace) -> int:
 
         if a.init.suffix == ".pt":
             state = _t.load(a.init)
+            # weights saved by a run that started from an export keep its folded batch norms (unit
+            # statistics): they stay frozen here too
+            frozen_bn = all(float((v - (1.0 - 1e-5)).abs().max()) < 1e-6 for k, v in state.items() if k.endswith("running_var"))
         else:  # an export: batch norms folded into the convolutions, then kept in inference mode
             init = load_folded_convs([(blk[0], blk[1]) for blk in model.cnn[:4]], a.init)
             names = dict(model.state_dict())

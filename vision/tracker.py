@@ -405,11 +405,15 @@ class Tracker:
                 and (not resting or not self._rolling(tr)) and (not holding or not self._lost(tr))]
 
     def unmoved_dice(self) -> list[tuple[float, float]]:
-        """Centres of the followed dice never seen away from where they appeared (more than
-        ``rest_move_px``): a thrown die is seen rolling; what the locator finds lying still where it
-        first saw it may be something else (a white point's tip uncovered when the checkers were set
-        up: the demo's table, frame 517)."""
-        return [tr.center for tr in self._tracks if not tr.lifted and tr.appeared_at is not None]
+        """Centres of the followed dice at rest for ``settle_s`` and never seen away from where they
+        appeared (more than ``rest_move_px``): a thrown die is seen rolling, or lands with the other
+        die of its throw; what the locator finds lying still where it first saw it, and still lying
+        there when another die arrives, may be something else (a white point's tip uncovered when the
+        checkers were set up: the demo's table, frame 517). A die that landed unseen a moment ago is
+        not listed (seed 320: the second die of a throw, first seen at rest 0.3 s before the first
+        die, still rolling, jumped out of the tracker's gate)."""
+        return [tr.center for tr in self._tracks if not tr.lifted and tr.appeared_at is not None
+                and not tr.moving and self._now - tr.last_move >= self.config.settle_s]
 
     def forget_unmoved(self, centre: tuple[float, float]) -> None:
         """Stop following the unmoved die (:meth:`unmoved_dice`) at ``centre``: a die the locator is

@@ -1105,8 +1105,9 @@ class Referee:
             arrival, self._held_own = self._held_own, None
             self._held_tap = self._held_hit = None
             return arrival
-        if self._held_mid == self._held_tap or not self._entering(s, mover):
-            # the hand has left the bar and gone: a tap (on a play unfinished, or with all entered)
+        if self._held_mid == self._held_tap or not self._entering(s, mover, by_play=True):
+            # the hand has left the bar and gone: a tap (on a play unfinished, with all entered, or
+            # with nothing the roll the table shows lets him enter)
             self._held_tap = self._held_hit = None
             return s
         if s.is_plain:
@@ -1242,14 +1243,16 @@ class Referee:
                 return False
         return in_hand or on_points_before - on_points_now > prev.bar[oc] - before.bar[oc]
 
-    def _entering(self, s: TableState, mover: int, prev: TableState | None = None) -> bool:
+    def _entering(self, s: TableState, mover: int, prev: TableState | None = None, by_play: bool = False) -> bool:
         """A hand at the bar while the mover may still have a checker there that the roll lets him enter
         is taking that checker, not the end-of-turn tap on the bar (RG19 4.1.7.2). From vision the bar
         is read under the hand that reaches for it, so a mover who started the turn on the bar is taken
         to be entering unless the reading, under the hand or just before it came (``prev``), is clear
         (at least :data:`ENTERED_SURE`) that no more checkers than the roll must leave there are left,
         or a legal result of the roll explains the table about as well as the reading itself (the play
-        is complete). A real tap that this delays is found at the opponent's throw."""
+        is complete). A real tap that this delays is found at the opponent's throw. ``by_play``: the
+        hand has left the bar, and the rolls the table then leaves likely (:meth:`_rolls_the_table_shows`)
+        stand for a doubtful reading (before, an entering hand and a tap look alike on the board)."""
         if self.phase is not Phase.MOVING or self.dice is None:
             return False
         ci = self._colour_index(mover)
@@ -1257,7 +1260,7 @@ class Referee:
         start = self.map.to_physical(before).bar[ci]
         if start == 0 and s.bar[ci] == 0:
             return False
-        results = self._legal_results(before, self.dice)
+        results = [p for r in (self._rolls_the_table_shows(s, before, mover) if by_play else [self.dice]) for p in self._legal_results(before, r)]
         least = min((self.map.to_physical(p).bar[ci] for p in results), default=start)
         if start <= least and s.bar[ci] <= least:
             return False  # nothing to enter (every entry point closed)
@@ -1269,6 +1272,22 @@ class Referee:
         ll_seen = PhysicalBoard.from_state(s).log_likelihood(s)
         top = max((self.map.to_physical(p).log_likelihood(s) for p in results), default=-math.inf)
         return top < ll_seen - math.log(2.0)
+
+    def _rolls_the_table_shows(self, s: TableState, before: Position, mover: int) -> list[tuple[int, int]]:
+        """The roll read, or, when the reader was unsure of it, the rolls the table leaves likely (each at
+        least ``1 - confidence`` by :meth:`_roll_from_play`, the rules filter the judgement uses, and
+        together at least ``confidence``). Seed 314: a mover on the bar facing a closed 6 rolled 6-6,
+        read 6-5 52% and 6-6 44%; he tapped the bar with the board unchanged, and the tap was taken
+        for his hand entering with the 5 (the opponent's throw was then called premature). Only once
+        the hand has left the bar: as it comes, the board of a mover about to enter is that of one who
+        cannot (seed 314's 6-5 bar/20 was taken for 6-6)."""
+        assert self.dice is not None
+        key = (max(self.dice), min(self.dice))
+        if not self.roll_p or self.roll_p.get(key, 0.0) >= self.profile.confidence:
+            return [self.dice]
+        _, _, _, post = self._roll_from_play(s, before, self._counted_board(s, before, mover))
+        likely = [r for r, p in post.items() if p >= 1.0 - self.profile.confidence]
+        return likely if sum(post[r] for r in likely) >= self.profile.confidence else [self.dice]
 
     def _fast_actions(self, s: TableState, prev: TableState | None, new_roll: bool, rolling: list[tuple[int, Die]]) -> bool:
         """Premature grab and premature roll by the player not on turn (A4.1, A4.2). True if handled."""

@@ -1369,6 +1369,37 @@ def test_reaching_to_the_bar_for_a_checker_to_enter_is_no_bar_tap():
     assert n.codes() == []
 
 
+@pytest.mark.parametrize("enters", [False, True])
+def test_a_bar_tap_on_an_unchanged_board_ends_the_turn_when_the_doubtful_roll_the_table_shows_enters_nothing(enters):
+    """Seed 314 (session 15): dark, on the bar against light's made 5, 6 and 7 points, rolls 6-6 and
+    cannot enter; the reader makes it 6-4 52%, 6-6 44%. He taps the bar with the board unchanged.
+    As the hand comes it could be taking the checker to enter with the 4, so no tap then (RG19
+    4.1.7.2); once it has left the bar and gone, the table shows 6-6 (no entry: the unchanged board
+    is its legal result; under 6-4 it would be an illegal one, DIGEST A1.15), so it was the tap and
+    light's throw is no premature roll (A4.1). Near miss: the same hand going on from the bar to the
+    board enters with the 4 and the turn is 6-4 as read."""
+    s = Scenario(end_signal=EndSignal.BAR_TAP)
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.end_turn("light")
+    turn(s, "dark", (6, 4), "24/18 13/9")
+    turn(s, "light", (6, 1), "13/7* 8/7")  # dark's blot to the bar; light holds his 5, 6 and 7 points
+    unclear_roll(s, (6, 4), value_p=(None, [0.0, 0.0, 0.0, 0.52, 0.04, 0.44]))
+    assert s.codes() == []
+    before = len(s.all_codes())
+    if enters:
+        s.script.hand(s.player("dark"), "bar")
+        s.snap()
+        s.play("dark", "bar/21 13/7")
+    s.end_turn("dark")
+    s.roll("light", 2, 1)
+    new = s.all_codes()[before:]
+    assert s.codes() == []
+    assert "FAST_ROLL" not in new
+    assert entries(s)[-1] == ("64: bar/21 13/7" if enters else "66: ")
+    assert ("NO_MOVE" in new) is not enters
+
+
 def _light_rolls_61_to_hit() -> Scenario:
     """Bar-tap play: light has rolled 6-1, dark's blot on light's 7 point (dark's 18) to be hit."""
     s = Scenario(end_signal=EndSignal.BAR_TAP)

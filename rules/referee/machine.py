@@ -331,6 +331,8 @@ class Referee:
         self._note_bar(s)
         if self._doubt is not None and s.settled and not s.hands:
             self._doubt = replace(self._doubt, quiet=s)
+            if self.phase in (Phase.GAME_OVER, Phase.MATCH_OVER):
+                self._confirm_at_game_end(s)
         if any(h.over is HandOver.DICE for h in s.hands):
             self._dice_hand_t = s.t
         if self.phase is not Phase.MATCH_OVER:
@@ -1644,9 +1646,9 @@ class Referee:
         rolls = unseen if unseen is not None else {r: p for r, p in self.roll_p.items() if p >= _ROLL_FLOOR}
         rolls.setdefault((max(dice), min(dice)), 1.0)
         self._accept(s, mover, dice, before, best, plays, implied, read, doubt)
-        if (unconfirmed or p_roll < conf or unseen is not None) and self._turns and self._turns[-1].mover == mover \
-                and self.phase is not Phase.GAME_OVER and self.phase is not Phase.MATCH_OVER:
-            # MOVE_UNCONFIRMED waits for the clearer view at the opponent's roll (_revisit)
+        if (unconfirmed or p_roll < conf or unseen is not None) and self._turns and self._turns[-1].mover == mover:
+            # MOVE_UNCONFIRMED waits for the clearer view at the opponent's roll (_revisit), or, when
+            # the play ended the game, for the first quiet view of the board (_confirm_at_game_end)
             self._doubt = _Doubt(mover, before, rolls, best, self._turns[-1], ask if unconfirmed else None)
         elif unconfirmed:
             self._emit("MOVE_UNCONFIRMED", mover, ask[0], frame=ask[1], evidence=ask[2], details=ask[3])
@@ -1721,23 +1723,11 @@ class Referee:
                 or entries[-1] is not d.turn.entry:
             self._flush_doubt()
             return
-        seen_board = self._counted_board(s, d.before, d.mover)
-        ll_seen = seen_board.log_likelihood(s)
-        cands: list[tuple[float, tuple[int, int], Position, PhysicalBoard]] = []
-        for roll, p in d.rolls.items():
-            for res in self._legal_results(d.before, roll):
-                phys = self.map.to_physical(res)
-                cands.append((math.log(p) + phys.log_likelihood(s), roll, res, phys))
-        if not cands:
+        weighed = self._weigh_doubt(d, s)
+        if weighed is None:
             self._flush_doubt()
             return
-        top = max(c[0] for c in cands)
-        illegal = self.profile.illegal_play_prior * math.exp(ll_seen - top)
-        mass = sum(math.exp(c[0] - top) for c in cands) + illegal
-        # the position is what must be clear; the roll is the likeliest of those that reach it
-        by_board: dict[PhysicalBoard, float] = {}
-        for sc, _, _, phys in cands:
-            by_board[phys] = by_board.get(phys, 0.0) + math.exp(sc - top)
+        cands, by_board, mass, illegal, shown = weighed
         board = max(by_board, key=lambda b: by_board[b])
         _, roll, res, _ = max((c for c in cands if c[3] == board), key=lambda c: c[0])
         conf = self.profile.confidence
@@ -1747,10 +1737,7 @@ class Referee:
         # revised when the new position is clear, or when the one accepted is clearly wrong and the new
         # one is likelier than an illegal play (the position must not drift from the table)
         if board == was_board or not (p_board >= conf or (accepted / mass < 1.0 - conf and by_board[board] > illegal)):
-            # confirmed by the same test as at the end of the turn: the board as read, unless a legal
-            # result, stands for an illegal play without a prior against it
-            shown = 0.0 if seen_board in by_board else math.exp(ll_seen - top)
-            if accepted / (mass - illegal + shown) >= conf:
+            if self._doubt_confirmed(d, by_board, mass, illegal, shown):
                 self._doubt = None  # the clearer view confirms the move accepted: nothing to ask
             else:
                 self._flush_doubt()
@@ -1769,6 +1756,55 @@ class Referee:
         self._emit("MOVE_REVISED", d.mover,
                    f"The board now shows that {self._name(d.mover)} played {roll[0]}{roll[1]}: {written} (recorded as {was}).",
                    frame=s.frame, details={"dice": list(roll), "play": written, "was": was, "p": round(p_board, 4)})
+
+    def _weigh_doubt(self, d: _Doubt, s: TableState) -> tuple[list[tuple[float, tuple[int, int], Position, PhysicalBoard]],
+                                                               dict[PhysicalBoard, float], float, float, float] | None:
+        """A doubtful turn weighed on a view of the table: every roll it could have been and each of its
+        legal results (score, roll, result, board), each board's weight, the total weight with an
+        illegal play (``illegal_play_prior``) that the table shows exactly, that illegal play's weight,
+        and the weight of the board as read when no legal result is it (all relative to the best
+        candidate). None when no roll has a legal result."""
+        seen_board = self._counted_board(s, d.before, d.mover)
+        ll_seen = seen_board.log_likelihood(s)
+        cands: list[tuple[float, tuple[int, int], Position, PhysicalBoard]] = []
+        for roll, p in d.rolls.items():
+            for res in self._legal_results(d.before, roll):
+                phys = self.map.to_physical(res)
+                cands.append((math.log(p) + phys.log_likelihood(s), roll, res, phys))
+        if not cands:
+            return None
+        top = max(c[0] for c in cands)
+        illegal = self.profile.illegal_play_prior * math.exp(ll_seen - top)
+        mass = sum(math.exp(c[0] - top) for c in cands) + illegal
+        by_board: dict[PhysicalBoard, float] = {}
+        for sc, _, _, phys in cands:
+            by_board[phys] = by_board.get(phys, 0.0) + math.exp(sc - top)
+        shown = 0.0 if seen_board in by_board else math.exp(ll_seen - top)
+        return cands, by_board, mass, illegal, shown
+
+    def _doubt_confirmed(self, d: _Doubt, by_board: dict[PhysicalBoard, float], mass: float, illegal: float,
+                         shown: float) -> bool:
+        """The same test as at the end of the turn: the result accepted is at least ``confidence`` sure
+        against the board as read (unless a legal result) standing for an illegal play without a prior
+        against it."""
+        accepted = by_board.get(self.map.to_physical(d.accepted), 0.0)
+        return accepted / (mass - illegal + shown) >= self.profile.confidence
+
+    def _confirm_at_game_end(self, s: TableState) -> None:
+        """The doubtful turn ended the game: no opponent's roll will show the board again, so the first
+        quiet view after it does. It confirms the result accepted, or the ``MOVE_UNCONFIRMED`` held back
+        is raised; a game's result is not revised here (the monitor corrects it). Six of the twelve
+        MOVE_UNCONFIRMED of session 14's seven matches asked about the last bear-off, judged under
+        the hand tapping the bar and confirmed by the board a moment later."""
+        d = self._doubt
+        if d is None or d.unconfirmed is None:
+            self._doubt = None  # only the roll was doubtful, and the game is over: nothing to ask
+            return
+        weighed = self._weigh_doubt(d, s)
+        if weighed is not None and self._doubt_confirmed(d, *weighed[1:]):
+            self._doubt = None
+        else:
+            self._flush_doubt()
 
     def _flush_doubt(self) -> None:
         """Drop the doubtful turn's record, raising the ``MOVE_UNCONFIRMED`` it held back."""

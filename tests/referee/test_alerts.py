@@ -2250,3 +2250,45 @@ def test_a_cube_taken_away_while_the_opening_roll_rests_is_no_crawford_alert():
         s.feed(steps)  # at rest for the settle time
         assert s.last("OPENING_ROLL").player == "light"
         assert s.codes() == ([] if taken_away else ["CUBE_PRESENT_IN_CRAWFORD"])
+
+
+@pytest.mark.parametrize("quiet", ["all off", "one left"])
+def test_a_doubtful_last_bear_off_is_confirmed_by_the_quiet_board_after_the_game(quiet):
+    """Session 15: six of the twelve MOVE_UNCONFIRMED of session 14's seven matches asked about the
+    match's last bear-off. It is judged under the hand tapping the bar (RG19 4.1.7.2), where the tray
+    is read unsure and a checker may be in the hand, and no opponent's roll follows to look again. The first quiet
+    view after the game does: the tray read clearly with all 15 confirms it (nothing to ask). Near
+    miss: the quiet board clearly shows a checker still on the 1 point and 14 off, and the monitor is
+    asked (DIGEST A5.13: the position must be clear)."""
+    from rules.referee import TableState
+
+    s = Scenario(end_signal=EndSignal.BAR_TAP)
+    s.set_boards([13, 2] + [0] * 24, [0] * 13 + [15] + [0] * 12)
+    s.ref.position = s.ref.position.__class__(s.table.boards[0], s.table.boards[1], 0)
+    s.ref.phase = s.ref.phase.PRE_ROLL
+    s.ref.turn = 0
+    s.snap()
+    s.roll("light", 2, 1)
+    s.play("light", "1/off 1/off")
+    light = s.player("light")
+
+    def seen(rec: dict, off_p: list[float], point1_p: list[float]) -> TableState:
+        for p in rec["points"]:
+            p["confidence"] = 0.99
+        rec["points"][0].pop("confidence")
+        rec["points"][0].update(light=point1_p.index(max(point1_p)), light_p=point1_p)
+        rec["off"] = {"light": off_p.index(max(off_p)), "dark": 0, "light_p": off_p, "dark_p": [1.0]}
+        return TableState.from_json(rec)
+
+    s.script.hand(light, "bar")  # the tap: the tray read unsure under the arm, a checker taken for one in the hand
+    tap = s.script.snap(0.2).record
+    tap["in_hand"] = {"light": 1, "dark": 0}
+    s.alerts += s.ref.feed(seen(tap, [0.0] * 14 + [0.6, 0.4], [1.0, 0.0]))
+    s.script.no_hands()
+    off_p, point1_p = ([0.0] * 15 + [1.0], [1.0, 0.0]) if quiet == "all off" else ([0.0] * 14 + [0.99, 0.01], [0.01, 0.99])
+    # the hand has left the bar and gone: the tap, judged on the table as the hand came
+    s.alerts += s.ref.feed(seen(s.script.snap(0.3).record, off_p, point1_p))
+    assert "GAME_RESULT" in s.all_codes()
+    assert "MOVE_UNCONFIRMED" not in s.codes()  # held back for the first quiet view after it
+    s.alerts += s.ref.feed(seen(s.script.snap(0.5).record, off_p, point1_p))
+    assert s.codes() == ([] if quiet == "all off" else ["MOVE_UNCONFIRMED"])

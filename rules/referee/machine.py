@@ -68,6 +68,9 @@ _INVALID_CODE = {
 }
 _KIND_NAMES = {ResultKind.SINGLE: "single game", ResultKind.GAMMON: "gammon", ResultKind.BACKGAMMON: "backgammon"}
 _OFF_TABLE = (DieState.IN_CUP, DieState.LIFTED)
+HIDDEN_P = 0.2
+"""A point whose likeliest count has less probability than this is hidden (a hand over it: the
+observer's uniform distribution)."""
 _ROLL_FLOOR = 1e-3
 """Rolls the reader gives less probability than this are not weighed against the play."""
 ENTERED_SURE = 0.95
@@ -300,6 +303,7 @@ class Referee:
         self._before_throw: TableState | None = None
         """The state just before the dice last began to roll (what the table showed before the throw)."""
         self._doubt: _Doubt | None = None
+        self._unfinished_cache: tuple[tuple[Position, tuple[int, int]], set[Position]] | None = None
         """The last turn, when it was accepted with doubt: revisited at the opponent's valid roll."""
         self._start_board = self.map.to_physical(self._start_position())
         self.states_seen = 0
@@ -1125,11 +1129,65 @@ class Referee:
             return "hit"
         if self._entering(s, mover, prev):
             return "entering"
-        if self._mid_play(s, prev, mover):
+        if self._mid_play(s, prev, mover) or self._hidden_play(s, mover):
             return "mid"
         if self._holding_own(s, prev, mover):
             return "own"
         return None
+
+    def _hidden_play(self, s: TableState, mover: int) -> bool:
+        """The mover's hand comes to the bar while his arm hides points (read as unknown: no count at
+        least :data:`HIDDEN_P` likely), the board as read is no legal result of the roll, and the points
+        in view are those of a legal play not yet finished (none of its steps taken, or some): the hand
+        may be working on a point by the bar (the arm over the bar), so the tap is held until the hand
+        has left the bar and gone, and judged then, like :meth:`_mid_play` (seed 321: light's 21/19*
+        21/17*, the hand over the 19 and 21 points by the bar, the arm over the bar; taken for a tap on
+        an unplayed roll, an illegal move was called and at once corrected). A board in view that no
+        legal play passes through is judged at the tap."""
+        if self.phase is not Phase.MOVING or self.dice is None or self.profile.legal_results is not None or s.is_plain:
+            return False
+        hidden = {i for i, p in enumerate(s.points) if any(d is not None and max(d) < HIDDEN_P for d in (p.light_p, p.dark_p))}
+        if not hidden:
+            return False
+        before = self.roll_pos or self.position
+        _, complete = self._partial_results(before, self.dice)
+        try:
+            if self.map.to_position(PhysicalBoard.from_state(s), 1 - mover, before.out_of_play) in complete:
+                return False
+        except ValueError:
+            pass
+        in_view = [i for i in range(len(s.points)) if i not in hidden]
+        seen = tuple((s.points[i].light, s.points[i].dark) for i in in_view)
+        for pos in self._unfinished(before, self.dice):
+            phys = self.map.to_physical(pos)
+            if tuple((phys.light[i], phys.dark[i]) for i in in_view) == seen:
+                return True
+        return False
+
+    def _unfinished(self, before: Position, dice: tuple[int, int]) -> set[Position]:
+        """Every position on the way through a legal play of ``dice`` from ``before``, its steps in any
+        order the board allows, from none taken to all but the last (cached for the turn)."""
+        key = (before, dice)
+        if self._unfinished_cache is not None and self._unfinished_cache[0] == key:
+            return self._unfinished_cache[1]
+        mover = int(before.turn)
+        plays = LegalPlays(before, dice)
+        out: set[Position] = {before}
+        orders = {order for play in plays for order in itertools.permutations((st.src, st.dst) for st in play.steps)}
+        for order in orders:
+            boards = [list(before.board(Player(0))), list(before.board(Player(1)))]
+            me, opp = boards[mover], boards[1 - mover]
+            for src, dst in order[:-1]:
+                if me[src] <= 0 or (dst and opp[25 - dst] >= 2):
+                    break
+                me[src] -= 1
+                me[dst] += 1
+                if dst and opp[25 - dst] == 1:
+                    opp[25 - dst] -= 1
+                    opp[25] += 1
+                out.add(Position.from_boards(boards, before.turn, before.out_of_play))
+        self._unfinished_cache = (key, out)
+        return out
 
     def _holding_own(self, s: TableState, prev: TableState, mover: int) -> bool:
         """The mover has a checker of his own in his hand (as the hand comes to the bar, or just

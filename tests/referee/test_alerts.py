@@ -2292,3 +2292,39 @@ def test_a_doubtful_last_bear_off_is_confirmed_by_the_quiet_board_after_the_game
     assert "MOVE_UNCONFIRMED" not in s.codes()  # held back for the first quiet view after it
     s.alerts += s.ref.feed(seen(s.script.snap(0.5).record, off_p, point1_p))
     assert s.codes() == ([] if quiet == "all off" else ["MOVE_UNCONFIRMED"])
+
+
+@pytest.mark.parametrize("in_view", ["unmoved", "illegal"])
+def test_a_hand_by_the_bar_over_hidden_points_is_no_tap_while_the_play_in_view_is_unfinished(in_view):
+    """Seed 321 (session 15): light's 21/19* 21/17*, his hand over the points by the bar, the arm over
+    the bar; the points under it read as unknown and the rest of the board as before the roll. That
+    was taken for a tap on an unplayed roll (RG19 4.1.7.2), an illegal move called and at once
+    corrected. The points in view are those of a legal play not yet finished, so the tap is held
+    until the hand has left the bar; it goes on to the board and plays, and the real tap ends the
+    turn with nothing to say. Near miss: a board in view that no legal play passes through (8/3 with a
+    6-1) is judged at the tap: an illegal move (A5.1)."""
+    from rules.referee import TableState
+
+    s = _light_rolls_61_to_hit()
+    light = s.player("light")
+    if in_view == "illegal":
+        s.table.boards[light][8] -= 1
+        s.table.boards[light][3] += 1
+    s.script.hand(light, "bar")
+    rec = s.script.snap(0.2).record
+    for p in rec["points"]:
+        p["confidence"] = 0.99
+    for i in (6, 12):  # light's 7 and 13 points, under the arm
+        rec["points"][i].pop("confidence")
+        rec["points"][i].update(light_p=[1 / 16] * 16, dark_p=[1 / 16] * 16)
+    s.alerts += s.ref.feed(TableState.from_json(rec))
+    if in_view == "illegal":
+        assert s.codes() == ["ILLEGAL_MOVE"]
+        return
+    assert s.all_codes()[-1] == "ROLL_VALID" and s.codes() == []  # held: no tap yet
+    s.script.hand(light, "board")
+    s.snap()
+    s.play("light", "13/7* 8/7")
+    s.end_turn("light")
+    assert s.all_codes()[-2:] == ["MOVE", "END_OF_TURN"]
+    assert s.codes() == []

@@ -152,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="strips with 5+ checkers of a colour drawn this often per epoch (7+: twice as often)")
     ap.add_argument("--bar-weight", type=float, default=1.0,
                     help="bar strips holding checkers drawn this many times as often per epoch")
+    ap.add_argument("--tray-weight", type=float, default=1.0,
+                    help="tray strips holding checkers drawn this many times as often per epoch")
     ap.add_argument("--init-onnx", type=Path,
                     help="start from this export of the same network (batch-norm statistics then stay fixed)")
     args = ap.parse_args(argv)
@@ -189,6 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     # bar strips holding checkers (a hit checker, the strip least often seen full) drawn more often
     on_bar = (ks[tr_idx, KINDS.index("bar")] > 0) & ~empty
     repeats = np.where(on_bar, repeats * args.bar_weight, repeats)
+    # tray strips holding checkers (the end of a game: tall borne-off stacks read short)
+    in_tray = (ks[tr_idx, KINDS.index("tray")] > 0) & ~empty
+    repeats = np.where(in_tray, repeats * args.tray_weight, repeats)
     per_epoch = int(repeats[~empty].sum() + args.empty_share * empty.sum()) + args.batch
     steps = args.epochs * int(np.ceil(per_epoch / args.batch))
     warm = 0.1 if args.init_onnx else 0.3
@@ -322,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
               "validation_strips": int(len(va_idx)), "best_val_strip_error": best, "history": history,
               "onnx_bytes": args.out.stat().st_size, "onnx_vs_torch_max_abs_diff": diff,
               "parameters": int(sum(p.numel() for p in model.parameters())), "tall_weight": args.tall_weight,
+              "bar_weight": args.bar_weight, "tray_weight": args.tray_weight,
               "init_onnx": str(args.init_onnx) if args.init_onnx else None,
               "minutes": round((time.time() - t_start) / 60, 1), "data": [str(p) for p in args.data]}
     args.out.with_suffix(".train.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")

@@ -634,10 +634,14 @@ class FramePipeline:
         if self.config.dice_locator == "model" and self.config.second_look_score > 0:
             self._look_again(image, out, [c for k, c in enumerate(self.tracker.followed_dice())
                                           if all(r != k for r, _ in pairs)], resting, hands)
-            if self.config.max_dice == 2 and len(out) == 1 and len(self.tracker.followed_dice()) <= 1 and not hand_present:
-                # one die of two found, and no other followed: the other may lie by it, scored under the
-                # locator's threshold (seed 322: a 6 touching the 4 of the same throw, half on a red
-                # point's tip, 0.21; the roll was taken as unseen)
+            thrown = self.tracker.thrown_dice()
+            if (self.config.max_dice == 2 and len(out) == 1 and len(self.tracker.followed_dice()) <= 1 and not hand_present
+                    and any(math.dist(_centre(out[0]), c) <= self.config.rest_claim_px for c in thrown)):
+                # one die of a throw found (seen rolling), and no other followed: the other may lie by
+                # it, scored under the locator's threshold (seed 322: a 6 touching the 4 of the same
+                # throw, half on a red point's tip, 0.21; the roll was taken as unseen). Not beside
+                # something never seen moving (the demo's white point tip: a false die by it took the
+                # place of the next throw's die)
                 self._look_again(image, out, [_centre(out[0])], set(), hands, beside=True)
         return out
 

@@ -415,6 +415,11 @@ class Tracker:
         return [tr.center for tr in self._tracks if not tr.lifted and tr.appeared_at is not None
                 and not tr.moving and self._now - tr.last_move >= self.config.settle_s]
 
+    def thrown_dice(self) -> list[tuple[float, float]]:
+        """Centres of the followed dice seen away from where they appeared (more than
+        ``rest_move_px``): dice of a throw, not something the locator found lying still."""
+        return [tr.center for tr in self._tracks if not tr.lifted and tr.appeared_at is None]
+
     def forget_unmoved(self, centre: tuple[float, float]) -> None:
         """Stop following the unmoved die (:meth:`unmoved_dice`) at ``centre``: a die the locator is
         surer of has taken its place."""

@@ -651,14 +651,16 @@ def test_a_followed_die_the_locator_misses_is_looked_for_again_at_a_lower_score(
     assert pipe.locate_dice(with_die) == [die] and loc.looks[0][1] == pipe.config.rest_claim_px
 
 
-@pytest.mark.parametrize("case", ["beside", "far", "hand", "both found"])
+@pytest.mark.parametrize("case", ["beside", "far", "hand", "both found", "never moved"])
 def test_the_other_die_of_a_throw_is_looked_for_beside_the_one_found(case):
     """Session 15, seed 322: a 6 touching the 4 of the same throw, half on a red point's tip, scored
     0.21 against the locator's 0.35; only the 4 was followed and the roll was taken as unseen. With
-    one die of two found and no other followed, a second look goes within ``second_look_px`` of it.
-    Near misses: a faint box farther away, both dice found: nothing added; a hand over the table: no
-    new die at all, and no second look."""
+    one die of two found, seen rolling, and no other followed, a second look goes within
+    ``second_look_px`` of it. Near misses: a faint box farther away, both dice found: nothing added;
+    a hand over the table: no new die at all, and no second look; the one found never seen moving
+    (the demo's white point tip: a false die beside it took the next throw's die's place): no look."""
     from server.pipeline import FramePipeline
+    from vision.observation import DieObservation
 
     profile = load_profile(CAMERA)
     table = np.full((720, 1280, 3), 90, np.uint8)
@@ -671,11 +673,15 @@ def test_the_other_die_of_a_throw_is_looked_for_beside_the_one_found(case):
     loc.boxes = [found, faint] if case == "both found" else [found]
     pipe = FramePipeline(profile, recognizer=loc)  # type: ignore[arg-type]
     pipe._background = table.copy()
+    pipe.tracker.update(0, 0.0, dice=[], board=None)
+    start = (708.0, 338.0) if case == "never moved" else (708.0, 250.0)
+    pipe.tracker.update(1, 0.1, dice=[DieObservation(np.full(6, 1 / 6), start, None, None, "rolling")])
+    pipe.tracker.update(2, 0.2, dice=[DieObservation(np.full(6, 1 / 6), (708.0, 338.0))])
     if case == "hand":
         pipe.hand_cue.hand_mask = np.zeros((720, 1280), np.uint8)
         pipe.hand_cue.hand_mask[600:, 100:300] = 1
     out = pipe.locate_dice(image)
-    assert out == ([found, faint] if case in ("beside", "both found") else [] if case == "hand" else [found])
+    assert out == ([found, faint] if case in ("beside", "both found") else [found])
     assert bool(loc.looks) is (case in ("beside", "far"))
 
 

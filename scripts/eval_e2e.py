@@ -128,8 +128,8 @@ def truth_stream(folder: Path, fps: float) -> Path:
 
 def serve(args: list[str], db: Path, log: Path) -> dict[str, Any] | None:
     """Run ``gammonwatch serve`` to the end; the final pipeline status (None for a replay)."""
-    if db.exists():
-        db.unlink()
+    for stale in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+        stale.unlink(missing_ok=True)  # (a run stopped midway leaves its write-ahead log behind)
     cmd = [sys.executable, "-m", "server.cli", "serve", "--db", str(db), "--port", str(_free_port()),
            "--exit-at-end", "--log-level", "warning", *args]
     with open(log, "w") as f:

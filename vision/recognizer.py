@@ -57,9 +57,6 @@ ROI_PAD_PX = 40
 is centred on the die; a large die near the camera is about 60 px wide)."""
 
 
-LOOK_GRID_PX = 32
-"""The second look's window has its edges on multiples of this (whole cells of the locator's grid at
-both sizes a settled frame is looked at: 8 px at x1, 6.4 px at x1.25), whatever the centre asked for."""
 LOOK_SHIFT_PX = 4
 """The second look (:meth:`FrameRecognizer.look_again`) looks again with its window this many pixels
 up and to the left: half a cell of the locator's grid at the frame's size (its stride, 4, at input
@@ -185,14 +182,9 @@ class FrameRecognizer:
         # die plainly at rest by the bar scored 0.3 in a window starting at (522, 265) and under 0.2
         # in one a pixel up and to the left; the pipeline asked with the die's last centre, 601.99,
         # 344.83, and never found it)
-        # The window's edges lie on a fixed grid of LOOK_GRID_PX, so a die looked for again from where
-        # it was last found gets the same box (session 15, seed 322: windows about the last box's
-        # centre put a die at rest in two boxes 6 px apart in turn, and it was never at rest)
-        g = LOOK_GRID_PX
-        x0, y0 = int(centre[0] - radius) // g * g, int(centre[1] - radius) // g * g
-        x1, y1 = -(-int(centre[0] + radius) // g) * g, -(-int(centre[1] + radius) // g) * g
         for shift in (0, LOOK_SHIFT_PX):
-            roi = (max(0, x0 - shift), max(0, y0 - shift), min(w, x1), min(h, y1))
+            roi = (max(0, int(centre[0] - radius) - shift), max(0, int(centre[1] - radius) - shift),
+                   min(w, int(centre[0] + radius)), min(h, int(centre[1] + radius)))
             if roi[2] - roi[0] < 16 or roi[3] - roi[1] < 16:
                 continue
             found = self.locator.locate(arr, scales=SETTLED_SCALES, roi=roi, threshold=threshold)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Literal
@@ -122,6 +123,26 @@ def _jumped_to_rest_in(s: TableState, prev: TableState | None, half: Half) -> bo
 def _rolling_ids(s: TableState) -> set[int]:
     """Ids of the dice reported rolling in ``s``."""
     return {d.id for d in s.dice if d.state is DieState.ROLLING and d.id is not None}
+
+
+def _steps_on_the_way(before: Position, plays: LegalPlays) -> Iterator[tuple[list[list[int]], tuple[int, int]]]:
+    """Each legal play's steps in any order the board allows: the boards (both players', the mover's
+    numbering for his) after every step but the last, with the step that follows (the boards are
+    changed in place as the steps go on: use them before the next)."""
+    mover = int(before.turn)
+    orders = {order for play in plays for order in itertools.permutations((st.src, st.dst) for st in play.steps)}
+    for order in orders:
+        boards = [list(before.board(Player(0))), list(before.board(Player(1)))]
+        me, opp = boards[mover], boards[1 - mover]
+        for (src, dst), nxt in zip(order[:-1], order[1:], strict=True):
+            if me[src] <= 0 or (dst and opp[25 - dst] >= 2):
+                break
+            me[src] -= 1
+            me[dst] += 1
+            if dst and opp[25 - dst] == 1:
+                opp[25 - dst] -= 1
+                opp[25] += 1
+            yield boards, nxt
 
 
 def _crosses_bar(src: int, dst: int) -> bool:
@@ -1170,22 +1191,9 @@ class Referee:
         key = (before, dice)
         if self._unfinished_cache is not None and self._unfinished_cache[0] == key:
             return self._unfinished_cache[1]
-        mover = int(before.turn)
-        plays = LegalPlays(before, dice)
         out: set[Position] = {before}
-        orders = {order for play in plays for order in itertools.permutations((st.src, st.dst) for st in play.steps)}
-        for order in orders:
-            boards = [list(before.board(Player(0))), list(before.board(Player(1)))]
-            me, opp = boards[mover], boards[1 - mover]
-            for src, dst in order[:-1]:
-                if me[src] <= 0 or (dst and opp[25 - dst] >= 2):
-                    break
-                me[src] -= 1
-                me[dst] += 1
-                if dst and opp[25 - dst] == 1:
-                    opp[25 - dst] -= 1
-                    opp[25] += 1
-                out.add(Position.from_boards(boards, before.turn, before.out_of_play))
+        for boards, _ in _steps_on_the_way(before, LegalPlays(before, dice)):
+            out.add(Position.from_boards(boards, before.turn, before.out_of_play))
         self._unfinished_cache = (key, out)
         return out
 
@@ -1236,20 +1244,9 @@ class Referee:
         plays = LegalPlays(before, dice)
         complete = {p.with_turn(Player(1 - mover)) for p in plays.positions()}
         partial: set[Position] = set()
-        orders = {order for play in plays for order in itertools.permutations((st.src, st.dst) for st in play.steps)}
-        for order in orders:  # the steps of a play in any order the board allows
-            boards = [list(before.board(Player(0))), list(before.board(Player(1)))]
-            me, opp = boards[mover], boards[1 - mover]
-            for (src, dst), nxt in zip(order[:-1], order[1:], strict=True):
-                if me[src] <= 0 or (dst and opp[25 - dst] >= 2):
-                    break
-                me[src] -= 1
-                me[dst] += 1
-                if dst and opp[25 - dst] == 1:
-                    opp[25 - dst] -= 1
-                    opp[25] += 1
-                if _crosses_bar(*nxt):  # what is left to play takes a checker over the bar
-                    partial.add(Position.from_boards(boards, Player(1 - mover), before.out_of_play))
+        for boards, nxt in _steps_on_the_way(before, plays):
+            if _crosses_bar(*nxt):  # what is left to play takes a checker over the bar
+                partial.add(Position.from_boards(boards, Player(1 - mover), before.out_of_play))
         partial -= complete
         self._partials = (key, partial, complete)
         return partial, complete

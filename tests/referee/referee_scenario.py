@@ -170,5 +170,15 @@ class Scenario:
     def set_boards(self, b0: list[int], b1: list[int]) -> None:
         self.table.boards = [list(b0), list(b1)]
 
+    def start_from(self, b0: list[int], b1: list[int], turn: int = 0) -> None:
+        """A game in progress: these boards on the table and in the referee's position, ``turn`` (player
+        0 or 1) to roll. The caller snaps the table when it has set the rest (a clock, ...)."""
+        from rules.position import Position
+
+        self.set_boards(b0, b1)
+        self.ref.position = Position(self.table.boards[0], self.table.boards[1], turn)
+        self.ref.phase = self.ref.phase.PRE_ROLL
+        self.ref.turn = turn
+
     def off(self, colour: str) -> int:
         return self.table.boards[self.player(colour)][OFF]

@@ -878,12 +878,7 @@ def test_checkers_touched_during_the_opponents_turn():
 
 def test_borne_off_checker_back_on_the_board():
     s = Scenario()
-    s.set_boards([0, 3, 4, 4, 2, 0, 2] + [0] * 19, [0, 2, 3, 4, 3, 2, 1] + [0] * 19)
-    s.table.boards[0][0] = 0
-    s.table.boards[1][0] = 0
-    s.ref.position = s.ref.position.__class__(s.table.boards[0], s.table.boards[1], 0)
-    s.ref.phase = s.ref.phase.PRE_ROLL
-    s.ref.turn = 0
+    s.start_from([0, 3, 4, 4, 2, 0, 2] + [0] * 19, [0, 2, 3, 4, 3, 2, 1] + [0] * 19)
     s.snap()
     s.roll("light", 6, 5)
     s.play("light", "6/off 6/1")
@@ -911,10 +906,7 @@ def test_a_tray_misread_for_a_moment_brings_no_checker_back():
 def _bearing_off_light(light: tuple[int, ...] = (1, 3, 4, 4, 2, 0, 1)) -> Scenario:
     """Light bearing off (``light``: his tray, then his points 1 to 6), light to roll."""
     s = Scenario()
-    s.set_boards(list(light) + [0] * (26 - len(light)), [0, 2, 3, 4, 3, 2, 1] + [0] * 19)
-    s.ref.position = s.ref.position.__class__(s.table.boards[0], s.table.boards[1], 0)
-    s.ref.phase = s.ref.phase.PRE_ROLL
-    s.ref.turn = 0
+    s.start_from(list(light) + [0] * (26 - len(light)), [0, 2, 3, 4, 3, 2, 1] + [0] * 19)
     s.snap()
     return s
 
@@ -2209,10 +2201,7 @@ def test_an_opponents_missing_checker_is_put_where_his_checkers_can_be(blot):
 
     s = Scenario()
     dark = [8, 3, 3, 1] if blot else [8, 3, 4]
-    s.set_boards([5, 2, 2, 2, 2, 1, 1] + [0] * 19, dark + [0] * (26 - len(dark)))
-    s.ref.position = s.ref.position.__class__(s.table.boards[0], s.table.boards[1], 0)
-    s.ref.phase = s.ref.phase.PRE_ROLL
-    s.ref.turn = 0
+    s.start_from([5, 2, 2, 2, 2, 1, 1] + [0] * 19, dark + [0] * (26 - len(dark)))
     s.snap()
     rec = s.script.snap(0.2).record
     for p in rec["points"]:
@@ -2263,10 +2252,7 @@ def test_a_doubtful_last_bear_off_is_confirmed_by_the_quiet_board_after_the_game
     from rules.referee import TableState
 
     s = Scenario(end_signal=EndSignal.BAR_TAP)
-    s.set_boards([13, 2] + [0] * 24, [0] * 13 + [15] + [0] * 12)
-    s.ref.position = s.ref.position.__class__(s.table.boards[0], s.table.boards[1], 0)
-    s.ref.phase = s.ref.phase.PRE_ROLL
-    s.ref.turn = 0
+    s.start_from([13, 2] + [0] * 24, [0] * 13 + [15] + [0] * 12)
     s.snap()
     s.roll("light", 2, 1)
     s.play("light", "1/off 1/off")

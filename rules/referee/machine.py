@@ -829,9 +829,11 @@ class Referee:
         board, the bar, the cube or checkers: the doubler has let it go. Under a hand the cube may be
         on its way, or not the cube at all (session 10: a light checker carried from the bar past the
         centred cube was read as the cube on the board, showing 32 or, at 0.83, 2, and a void double
-        after the roll was called four times in 385 turns). Taken from there to the other side under
-        the hands, it was offered and taken (:meth:`_cube_checks`)."""
-        return not any(h.over in (HandOver.BOARD, HandOver.BAR, HandOver.CUBE, HandOver.CHECKERS) for h in s.hands)
+        after the roll was called four times in 385 turns; session 15, seed 321: a hand taking the dice
+        by the centred cube made it read as 2 on the board, 73% sure, and a void double after the roll
+        was called). Taken from there to the other side under the hands, it was offered and taken
+        (:meth:`_cube_checks`)."""
+        return not any(h.over in (HandOver.BOARD, HandOver.BAR, HandOver.CUBE, HandOver.CHECKERS, HandOver.DICE) for h in s.hands)
 
     def _cube_home_zone(self) -> CubeZone:
         owner = self.match.cube.owner

@@ -1170,6 +1170,26 @@ def test_a_doubtful_cube_reading_is_not_a_cube_action(confidence, codes):
     assert s.codes() == codes
 
 
+@pytest.mark.parametrize("hand", [True, False])
+def test_a_cube_read_on_the_board_under_a_hand_taking_the_dice_is_no_offer(hand):
+    """Session 15, seed 321: after his roll, a player's hand taking the dice by the centred cube made
+    the cube read as 2 on the board, 73% sure, for half a second; it was called a void double after
+    the roll (RG19 4.4.4, A6). A cube on the board is an offer once the doubler has let it go: no hand
+    over the dice either. The hand leaves with the cube read back at the centre: nothing happened.
+    Near miss: the same reading with no hand over the table is an offer after the roll."""
+    s = opened()
+    s.roll("dark", 6, 4)
+    if hand:
+        s.script.hand(s.player("dark"), "dice")
+    s.table.cube = {"value": 2, "zone": "board", "confidence": 0.73}
+    s.snap()
+    s.snap()
+    s.script.no_hands()
+    s.table.cube = {"value": 1, "zone": "centre"}
+    s.snap()
+    assert s.codes() == ([] if hand else ["DOUBLE_AFTER_ROLL_ATTEMPT"])
+
+
 def test_double_without_access():
     s = opened()
     s.double("dark")

@@ -319,6 +319,8 @@ class Referee:
         """Dice were thrown after the last game ended, before the board was seen set up again."""
         self._dice_hand_t = -math.inf
         """When a hand was last seen over the dice."""
+        self._attempt_t = -math.inf
+        """When the roll attempt being judged began (its dice first seen rolling or at rest)."""
         self._thrown_ids: set[int] = set()
         """Ids of the dice seen rolling since the roll attempt began (those a lift before rest can concern)."""
         self._before_throw: TableState | None = None
@@ -1409,6 +1411,7 @@ class Referee:
         self.phase = Phase.ROLLING
         self._judged_roll = False
         self._thrown_ids = _rolling_ids(s)
+        self._attempt_t = s.t
 
     def _grab(self, player: int) -> int:
         self.fast_grabs[player] += 1
@@ -1418,15 +1421,18 @@ class Referee:
         dice = self._roll_dice(s, mover)
         if new_roll:
             self._judged_roll = False
+            self._attempt_t = s.t
         self._thrown_ids = (set() if new_roll else self._thrown_ids) | _rolling_ids(s)
         if self._judged_roll:
             return
         # lifted before rest (RG19 4.1.8.4)
         if prev is not None and self.profile.lift_before_rest_rule:
             before = [d for _, d in self._roll_dice(prev, mover)]
-            # from vision (count distributions), a die reported lifted with no hand at the dice is a
-            # die the camera lost while it rolled: no lift to judge
-            seen_taken = s.is_plain or s.t - self._dice_hand_t <= 1.0
+            # from vision (count distributions), a die reported lifted with no hand at the dice since
+            # the throw began is a die the camera lost while it rolled: no lift to judge (the demo:
+            # the thrower's hand at the dice as he gathered them, 0.2 s before the throw, and a die
+            # lost in flight 0.6 s after it, was called a lift before rest)
+            seen_taken = s.is_plain or (s.t - self._dice_hand_t <= 1.0 and self._dice_hand_t > self._attempt_t)
             # only a die of this throw: one followed lying where it lay since the last roll, never seen
             # rolling in this attempt, is being gathered to be thrown (seed 322: dark threw one die and
             # the camera saw him take the other a frame later)

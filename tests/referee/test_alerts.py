@@ -406,11 +406,13 @@ def _moves(s: Scenario) -> list[tuple[str, list[int]]]:
     return [(a.message.split(" played")[0], a.details["dice"]) for a in s.alerts if a.code == "MOVE"]
 
 
-@pytest.mark.parametrize("hand,codes", [(False, []), (True, ["DIE_LIFTED_BEFORE_REST"])])
+@pytest.mark.parametrize("hand,codes", [(None, []), ("after the throw", ["DIE_LIFTED_BEFORE_REST"]), ("gathering", [])])
 def test_a_rolling_die_vision_lost_is_not_a_lift_without_a_hand_at_the_dice(hand, codes):
     """From vision (states with count distributions) a rolling die reported lifted with no hand seen
-    at the dice is a die the camera lost (two touching dice, one peak): no lift before rest. With a
-    hand at the dice it is one (RG19 4.1.8.4)."""
+    at the dice since the throw began is a die the camera lost (two touching dice, one peak): no lift
+    before rest. With a hand at the dice after the throw it is one (RG19 4.1.8.4). Session 15, the
+    demo: the thrower's hand at the dice as he gathered them, just before the throw, was taken for
+    the hand that lifted a die lost in flight."""
     from rules.referee import TableState
 
     s = opened()
@@ -422,9 +424,13 @@ def test_a_rolling_die_vision_lost_is_not_a_lift_without_a_hand_at_the_dice(hand
             pt["dark_p"] = [0.0] * pt["dark"] + [1.0]
         s.alerts += s.ref.feed(TableState.from_json(rec))
 
+    if hand == "gathering":
+        s.script.hand(s.player("dark"), "dice")
+        vision_snap()
+        s.script.no_hands()
     s.table.dice = [{"id": k, "value": None, "state": "rolling", "half": "left"} for k in (0, 1)]
     vision_snap()
-    if hand:
+    if hand == "after the throw":
         s.script.hand(s.player("light"), "dice")
     s.table.dice = [{"id": 0, "value": None, "state": "rolling", "half": "left"}, {"id": 1, "value": None, "state": "lifted"}]
     vision_snap()

@@ -638,10 +638,10 @@ class FramePipeline:
             if (self.config.max_dice == 2 and len(out) == 1 and len(self.tracker.followed_dice()) <= 1 and not hand_present
                     and any(math.dist(_centre(out[0]), c) <= self.config.rest_claim_px for c in thrown)):
                 # one die of a throw found (seen rolling), and no other followed: the other may lie by
-                # it, scored under the locator's threshold (seed 322: a 6 touching the 4 of the same
-                # throw, half on a red point's tip, 0.21; the roll was taken as unseen). Not beside
-                # something never seen moving (the demo's white point tip: a false die by it took the
-                # place of the next throw's die)
+                # it, scored under the locator's threshold (seed 321: the 1 by its throw's 4, and the
+                # roll taken as unseen; seed 322: a 6 touching its 4, half on a red point's tip, 0.21).
+                # Not beside something never seen moving (the demo's white point tip: a false die by
+                # it took the place of the next throw's die)
                 self._look_again(image, out, [_centre(out[0])], set(), hands, beside=True)
         return out
 

@@ -306,8 +306,9 @@ class Referee:
         self._touched_turn: set[str] = set()
         self._rest_since: dict[int, float] = {}
         self._judged_roll = False
-        self._partials: tuple[tuple[Position, tuple[int, int]], set[Position], set[Position]] | None = None
-        """The last :meth:`_partial_results` (its arguments, the partial and the complete positions)."""
+        self._partials: tuple[tuple[Position, tuple[int, int]], set[Position], set[Position], set[Position]] | None = None
+        """The last walk through a roll's legal plays (its arguments, then the partial, the complete and
+        the unfinished positions of :meth:`_partial_results` and :meth:`_unfinished`)."""
         self._bar_clear: tuple[int | None, tuple[list[int], list[int]]] = (None, ([], []))
         """The roll (its frame) and, per colour, the bar counts read clearly while it is played (:meth:`_note_bar`)."""
         self._invalid_opening: tuple[int, list[tuple[int, Die]]] | None = None
@@ -326,7 +327,6 @@ class Referee:
         self._before_throw: TableState | None = None
         """The state just before the dice last began to roll (what the table showed before the throw)."""
         self._doubt: _Doubt | None = None
-        self._unfinished_cache: tuple[tuple[Position, tuple[int, int]], set[Position]] | None = None
         """The last turn, when it was accepted with doubt: revisited at the opponent's valid roll."""
         self._start_board = self.map.to_physical(self._start_position())
         self.states_seen = 0
@@ -1192,14 +1192,7 @@ class Referee:
     def _unfinished(self, before: Position, dice: tuple[int, int]) -> set[Position]:
         """Every position on the way through a legal play of ``dice`` from ``before``, its steps in any
         order the board allows, from none taken to all but the last (cached for the turn)."""
-        key = (before, dice)
-        if self._unfinished_cache is not None and self._unfinished_cache[0] == key:
-            return self._unfinished_cache[1]
-        out: set[Position] = {before}
-        for boards, _ in _steps_on_the_way(before, LegalPlays(before, dice)):
-            out.add(Position.from_boards(boards, before.turn, before.out_of_play))
-        self._unfinished_cache = (key, out)
-        return out
+        return self._walk_plays(before, dice)[3]
 
     def _holding_own(self, s: TableState, prev: TableState, mover: int) -> bool:
         """The mover has a checker of his own in his hand (as the hand comes to the bar, or just
@@ -1241,19 +1234,28 @@ class Referee:
         """The positions part of the way through a legal play of ``dice`` from ``before`` whose next step
         takes a checker over the bar (and that are no legal result), and the legal results, the
         opponent on roll in both (cached for the turn)."""
+        _, partial, complete, _ = self._walk_plays(before, dice)
+        return partial, complete
+
+    def _walk_plays(self, before: Position, dice: tuple[int, int]) -> tuple[
+            tuple[Position, tuple[int, int]], set[Position], set[Position], set[Position]]:
+        """One walk through the legal plays of ``dice`` from ``before`` (cached for the turn): the
+        positions of :meth:`_partial_results` and of :meth:`_unfinished`."""
         key = (before, dice)
         if self._partials is not None and self._partials[0] == key:
-            return self._partials[1], self._partials[2]
+            return self._partials
         mover = int(before.turn)
         plays = LegalPlays(before, dice)
         complete = {p.with_turn(Player(1 - mover)) for p in plays.positions()}
         partial: set[Position] = set()
+        unfinished: set[Position] = {before}
         for boards, nxt in _steps_on_the_way(before, plays):
+            unfinished.add(Position.from_boards(boards, before.turn, before.out_of_play))
             if _crosses_bar(*nxt):  # what is left to play takes a checker over the bar
                 partial.add(Position.from_boards(boards, Player(1 - mover), before.out_of_play))
         partial -= complete
-        self._partials = (key, partial, complete)
-        return partial, complete
+        self._partials = (key, partial, complete, unfinished)
+        return self._partials
 
     def _possible_off(self, colour_index: int) -> int:
         """Checkers of a colour (0 light, 1 dark) that can be in its tray now: the referee's position's, or

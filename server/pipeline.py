@@ -634,9 +634,8 @@ class FramePipeline:
         if self.config.dice_locator == "model" and self.config.second_look_score > 0:
             self._look_again(image, out, [c for k, c in enumerate(self.tracker.followed_dice())
                                           if all(r != k for r, _ in pairs)], resting, hands)
-            thrown = self.tracker.thrown_dice()
             if (self.config.max_dice == 2 and len(out) == 1 and len(self.tracker.followed_dice()) <= 1 and not hand_present
-                    and any(math.dist(_centre(out[0]), c) <= self.config.rest_claim_px for c in thrown)):
+                    and any(math.dist(_centre(out[0]), c) <= self.config.rest_claim_px for c in self.tracker.thrown_dice())):
                 # one die of a throw found (seen rolling), and no other followed: the other may lie by
                 # it, scored under the locator's threshold (seed 321: the 1 by its throw's 4, and the
                 # roll taken as unseen; seed 322: a 6 touching its 4, half on a red point's tip, 0.21).

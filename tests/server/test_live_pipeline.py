@@ -655,9 +655,8 @@ def test_a_followed_die_the_locator_misses_is_looked_for_again_at_a_lower_score(
 def test_the_other_die_of_a_throw_is_looked_for_beside_the_one_found(case):
     """Session 15, seeds 321 and 322: a die by the other die of its throw (seed 322: a 6 touching the
     4, half on a red point's tip, 0.21 against the locator's 0.35); only the one was followed and the
-    roll was taken as unseen. With
-    one die of two found, seen rolling, and no other followed, a second look goes within
-    ``second_look_px`` of it. Near misses: a faint box farther away, both dice found: nothing added;
+    roll was taken as unseen. With one die of two found, seen rolling, and no other followed, a
+    second look goes within ``second_look_px`` of it. Near misses: a faint box farther away, both dice found: nothing added;
     a hand over the table: no new die at all, and no second look; the one found never seen moving
     (the demo's white point tip: a false die beside it took the next throw's die's place): no look."""
     from server.pipeline import FramePipeline

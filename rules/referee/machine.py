@@ -1655,13 +1655,25 @@ class Referee:
             # roll is recorded and the doubt goes with the MOVE event, for the transcriber
             doubt = {r: p for r, p in sorted(post.items(), key=lambda kv: -kv[1]) if p >= 1.0 - self.profile.confidence}
         elif p_roll < self.profile.confidence:
-            # not clear either way: the roll read stands (a possibly illegal play is judged with it,
-            # never excused by a doubtful reading) and the monitor is asked
-            fits = f"; the play would fit {dice[0]}-{dice[1]}" if sorted(dice) != sorted(read) else ""
-            self._emit("ROLL_VALUE_UNREADABLE", mover,
-                       f"The roll looks like {read[0]}-{read[1]}{fits}, but neither the dice nor the play make it clear. Please confirm.",
-                       frame=s.frame, details={"dice": list(read), "fits": list(dice), "p": round(p_roll, 4)})
-            dice = read
+            # not clear either way: the monitor is asked. A clearly likelier roll than the one read
+            # (posterior at least profile.likelier_roll) is recorded, and the question says what the
+            # roll read makes of the play; else the roll read stands and a possibly illegal play is
+            # judged with it (decision 0714)
+            best = dice
+            if sorted(dice) != sorted(read) and p_roll < self.profile.likelier_roll:
+                dice = read
+            if sorted(dice) != sorted(read):
+                illegal = self._play_fit(self._best_result_ll(s, before, read), observed.log_likelihood(s)) < 0.5
+                also = f" With {read[0]}-{read[1]} the play is illegal." if illegal else ""
+                text = (f"The dice look like {read[0]}-{read[1]}, but the play fits {dice[0]}-{dice[1]}, recorded as "
+                        f"{dice[0]}-{dice[1]}; neither the dice nor the play make it clear. Please confirm the roll.{also}")
+            else:
+                illegal = False
+                fits = f"; the play would fit {best[0]}-{best[1]}" if sorted(best) != sorted(read) else ""
+                text = f"The roll looks like {read[0]}-{read[1]}{fits}, but neither the dice nor the play make it clear. Please confirm."
+            self._emit("ROLL_VALUE_UNREADABLE", mover, text, frame=s.frame,
+                       details={"dice": list(read), "fits": list(best), "p": round(p_roll, 4),
+                                "illegal_as_read": illegal})
         plays = LegalPlays(before, dice) if self.profile.legal_results is None else None
         results: list[Position] = plays.positions() if plays is not None else self._legal_results(before, dice)
         try:
@@ -2156,7 +2168,8 @@ class Referee:
         unchanged position explains the table at least as well (no play: a pass without a roll) or
         no legal play of any roll does (an illegal play needs the real roll: the usual path). With a
         die seen, a roll without its value is taken only when the play makes it clear (posterior at
-        least ``confidence``): an illegal play is never excused by a doubtful reading (decision 0702).
+        least ``likelier_roll``): an illegal play is excused only by a clearly likelier roll (decisions
+        0702, 0714).
 
         ``passed``: the opponent has thrown, so the turn is over whatever was played. A play that no
         roll's legal play explains is then judged as illegal with the roll closest to it, so that the
@@ -2190,9 +2203,9 @@ class Referee:
         roll = max(weights, key=rank)
         p_roll = weights[roll] / total if total > 0 else 0.0
         read = [d.value for _, d in seen[:2] if d.state is DieState.AT_REST and d.value is not None]
-        if read and p_roll < self.profile.confidence:
-            # not clear: the die read stands (decision 0702: an illegal play is never excused by a
-            # doubtful reading); the other die is the one that fits the play best
+        if read and p_roll < self.profile.likelier_roll:
+            # not clear: the die read stands (decisions 0702, 0714: an illegal play is excused only by
+            # a clearly likelier roll); the other die is the one that fits the play best
             keep = [r for r in weights if all(r.count(v) >= read.count(v) for v in read)]
             if keep:
                 roll = max(keep, key=rank)

@@ -134,6 +134,18 @@ def test_a_doubtful_reading_never_excuses_an_illegal_play():
     assert entries(s)[-1] == "64: 13/9 13/8"
 
 
+def test_a_clearly_likelier_roll_is_recorded_and_the_monitor_told_what_the_roll_read_makes_of_it():
+    """Decision 0714: the reader gave the 5 15%, a 5-4 is played. The posterior of 5-4 (0.946) is
+    under confidence but over profile.likelier_roll (0.85): 5-4 is recorded, nobody is accused, and
+    ROLL_VALUE_UNREADABLE asks the monitor to confirm, saying that with 6-4 the play is illegal."""
+    s = six_four_then([0, 0, 0, 0, 0.15, 0.85], "13/8 13/9")
+    assert s.codes() == ["ROLL_VALUE_UNREADABLE"]
+    ask = s.last("ROLL_VALUE_UNREADABLE")
+    assert ask.details["dice"] == [6, 4] and ask.details["fits"] == [5, 4] and ask.details["illegal_as_read"]
+    assert "recorded as 5-4" in ask.message and "With 6-4 the play is illegal" in ask.message
+    assert entries(s)[-1] == "54: 13/9 13/8"
+
+
 @pytest.mark.parametrize("other", [1, 3])
 def test_an_unclear_roll_whose_play_is_legal_either_way_is_no_rules_question(other):
     """Seen 14 times in the seven session-12 renders (one die between two faces, both rolls playing

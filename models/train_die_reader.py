@@ -45,7 +45,7 @@ import torch.nn.functional as F  # noqa: E402
 from die_crops import REAL_TOP_ENLARGE, enlarge, shrink_crops, sim_test_crops, true_up  # noqa: E402
 from onnx_init import freeze_batch_norms, load_folded_convs  # noqa: E402
 from synth_dice import render_sample  # noqa: E402
-from validity_data import profile_for  # noqa: E402
+from validity_data import located_boxes, profile_for, recognizer_locate  # noqa: E402
 
 from vision.dice import CROP_SIZE, DieReader, crop_die, to_tensor  # noqa: E402
 from vision.dice_data import LabelledPhoto, read_folder  # noqa: E402
@@ -151,18 +151,23 @@ def rotate(v: np.ndarray, deg: float) -> np.ndarray:
     return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
 
 
-def sim_train_crops(folder: Path, variants: int, seed: int, crop: str = "up") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def sim_train_crops(folder: Path, variants: int, seed: int, crop: str = "up",
+                    located: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Crops of the simulator dice of one folder: labelled box + jittered boxes and vertical (cached);
     also each crop's die size in pixels (the labelled box's longer side). ``crop`` "top": top-face
     crops (``vision.dice_validity.top_face_crop``) with the camera solved from the 8 labelled corners
-    alone, jittered by 1.5 px in all but the first crop, as the run time does without intrinsics."""
+    alone, jittered by 1.5 px in all but the first crop, as the run time does without intrinsics.
+    ``located``: the jittered crops take the box the trained dice locator finds for the die instead
+    (the second as found, the others jittered by 3% of its side; the labelled box jittered where the
+    locator missed it), as the run time cuts them (models/die_reader.md, session 16)."""
     labels = sorted((folder / "frames").glob("*.json"))
-    kind = "_top" if crop == "top" else ""
+    kind = ("_top" if crop == "top" else "") + ("_located" if located else "")
     cache = ROOT / "data-gen" / f"die_reader_sim_{folder.name}_{len(labels)}_{variants}_{seed}_sized{kind}.npz"
     if cache.is_file():
         d = np.load(cache)
         return d["x"], d["y"], d["side"]
     rng = np.random.default_rng(seed)
+    locate = recognizer_locate() if located else None
     xs, ys, sides = [], [], []
     for path in labels:
         lab = json.loads(path.read_text())
@@ -177,14 +182,22 @@ def sim_train_crops(folder: Path, variants: int, seed: int, crop: str = "up") ->
                 profiles = [profile_for(lab, None if k == 0 else rng, intrinsics=False) for k in range(variants)]
             except Exception:  # noqa: BLE001 - a degenerate view: skip the frame
                 continue
-        for die in dice:
+        found: list[list[float] | None] = [None] * len(dice)
+        if locate is not None:
+            found, _ = located_boxes(locate, img, lab, dice)
+        for die, lb in zip(dice, found, strict=True):
             box = np.array(die["box_xyxy"], dtype=np.float64)
             side = max(box[2] - box[0], box[3] - box[1])
             if side < 4:
                 continue
             up = true_up(lab, die["pose"]["position_cm"])
             for k in range(variants):
-                b = box if k == 0 else box + rng.normal(0, 0.06, 4) * side
+                if k > 0 and lb is not None:
+                    b = np.array(lb, dtype=np.float64)
+                    if k > 1:
+                        b = b + rng.normal(0, 0.03, 4) * max(b[2] - b[0], b[3] - b[1])
+                else:
+                    b = box if k == 0 else box + rng.normal(0, 0.06, 4) * side
                 if b[2] - b[0] < 2 or b[3] - b[1] < 2:
                     b = box
                 if crop == "top":
@@ -300,6 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--crop", choices=("up", "top"), default="up",
                     help="simulator crops: 'up' turned to the vertical (crop_die), 'top' the top face seen from above "
                          "(top_face_crop; real and synthetic crops rescaled to its scale)")
+    ap.add_argument("--located", action="store_true",
+                    help="the simulator dice's jittered crops take the dice locator's boxes (as the run time cuts them)")
     ap.add_argument("--colour-pips", action="store_true",
                     help="synthetic dice also with hue-only pip contrast and smoky dark faces")
     args = ap.parse_args(argv)
@@ -337,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {folder}: no frames/, skipped", flush=True)
             continue
         t0 = time.time()
-        part = sim_train_crops(folder, args.sim_variants, SEED + 10 + i, args.crop)
+        part = sim_train_crops(folder, args.sim_variants, SEED + 10 + i, args.crop, args.located)
         small = part[2] <= args.small_px
         if args.small_weight > 1 and small.any():
             extra = np.repeat(np.nonzero(small)[0], args.small_weight - 1)

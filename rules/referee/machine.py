@@ -944,6 +944,10 @@ class Referee:
                 if new_roll:  # the opponent's throw after the turn played on the invalid opening roll
                     self._dice_and_signals(s, prev)
                 return
+            if self._invalid_opening is None and prev is not None and self._opening_unseen(s, prev, new_roll):
+                if new_roll:  # the opponent's throw after the turn played on the unseen opening roll
+                    self._dice_and_signals(s, prev)
+                return
             self._opening(s, new_roll)
             return
         if phase is Phase.GAME_OVER:
@@ -1587,6 +1591,52 @@ class Referee:
         self._judge_turn(s, implied=thrown)
         return True
 
+    def _opening_unseen(self, s: TableState, prev: TableState, thrown: bool) -> bool:
+        """The opening roll was not seen whole (a die never found at rest, or neither) but a player
+        played it: he ends his turn (or a new throw begins, ``thrown``) and the board shows a legal play
+        of some roll from the starting position, explaining the table better than the starting position
+        does. As for a roll missed later in the game (:meth:`_unseen_roll`) the roll is taken from the
+        play, weighed by the dice seen at rest (no doubles: a tie is thrown again); the player who
+        played starts, and ROLL_VALUE_UNREADABLE asks the monitor to confirm the roll (seed 321: the
+        opening 5-4's 4 never found; dark played 24/20 8/3 and tapped, and light's throw was then
+        judged an opening throw, one die in the wrong half, and dark's play an impossible move)."""
+        if self._judged_roll or self.setup.dice_mode is not DiceMode.TWO or not s.settled:
+            return False
+        players = [p for p in (0, 1) if thrown or self._end_signalled(s, prev, p)]
+        if not players:
+            return False
+        seen = [(i, d) for i, d in enumerate(s.dice) if d.state is DieState.AT_REST and d.value is not None][:2]
+        uniform = [1.0 / 6] * 6
+        faces = [_face_p(d) for _, d in seen] + [uniform] * (2 - len(seen))
+        prior = {r: p for r, p in _rolls_from_faces(faces[0], faces[1]).items() if r[0] != r[1]}
+        total = sum(prior.values())
+        if total <= 0:
+            return False
+        prior = {r: p / total for r, p in prior.items()}
+        ll_seen = PhysicalBoard.from_state(s).log_likelihood(s)
+        if self.map.to_physical(self.position).log_likelihood(s) >= ll_seen:
+            return False  # the starting position as read: nothing played
+        best: tuple[float, int] | None = None
+        for p in players:
+            before = self.position.with_turn(p)
+            ll_still = self.map.to_physical(before).log_likelihood(s)
+            top = max(self._best_result_ll(s, before, r) for r in prior)
+            if top <= ll_still or top < ll_seen - math.log(2.0):
+                continue  # nothing played by him, or nothing a legal opening play explains
+            if best is None or top > best[0]:
+                best = (top, p)
+        if best is None:
+            return False
+        starter = best[1]
+        if self._start_cube_unchecked:
+            self._start_cube_checks(s)
+        self._judged_roll = True
+        self.starter = self.turn = starter
+        self.position = self.position.with_turn(starter)
+        self.attempted = True
+        self.phase = Phase.PRE_ROLL
+        return self._unseen_roll(s, seen, passed=thrown, prior=prior, opening=True)  # True: the fit was checked above
+
     def _setup_checks(self, s: TableState) -> None:
         board = PhysicalBoard.from_state(s)
         if s.settled and board != self._start_board:
@@ -2156,7 +2206,8 @@ class Referee:
         done = any(one_away) and not crawford
         return replace(m, score=score).with_crawford(crawford, done)
 
-    def _unseen_roll(self, s: TableState, seen: list[tuple[int, Die]], passed: bool = False) -> bool:
+    def _unseen_roll(self, s: TableState, seen: list[tuple[int, Die]], passed: bool = False,
+                     prior: dict[tuple[int, int], float] | None = None, opening: bool = False) -> bool:
         """The mover ends his turn (``PRE_ROLL`` or an unfinished ``ROLLING``) but the table shows that
         he played: the camera missed his roll (a die never found, a throw hidden by an arm). Like a
         monitor who looked away, the referee takes the roll the play shows (DIGEST A1.15): every roll
@@ -2174,7 +2225,11 @@ class Referee:
         ``passed``: the opponent has thrown, so the turn is over whatever was played. A play that no
         roll's legal play explains is then judged as illegal with the roll closest to it, so that the
         monitor is told and the match goes on from the table, instead of every later throw being
-        judged as the mover's (the seed-301 render)."""
+        judged as the mover's (the seed-301 render).
+
+        ``prior``: the rolls it may have been and their probabilities, instead of those of the dice
+        seen; ``opening``: the game's opening roll (:meth:`_opening_unseen`), announced with
+        OPENING_ROLL."""
         mover = self.turn
         if self.setup.dice_mode is not DiceMode.TWO or not s.settled:
             return False
@@ -2185,9 +2240,10 @@ class Referee:
         # a die at rest in the opponent's right half is no evidence of the mover's roll: an invalid
         # throw of his, or the opponent's own dice thrown before the end of the turn was seen
         seen = [(i, d) for i, d in seen if d.half is None or d.half is self._right_half(mover) or self.profile.left_side_permission]
-        faces = [_face_p(d) if d.state is DieState.AT_REST and d.value is not None else uniform for _, d in seen[:2]]
-        faces += [uniform] * (2 - len(faces))
-        prior = _rolls_from_faces(faces[0], faces[1])
+        if prior is None:
+            faces = [_face_p(d) if d.state is DieState.AT_REST and d.value is not None else uniform for _, d in seen[:2]]
+            faces += [uniform] * (2 - len(faces))
+            prior = _rolls_from_faces(faces[0], faces[1])
         ll_seen = PhysicalBoard.from_state(s).log_likelihood(s)
         ll_still = self.map.to_physical(before).log_likelihood(s)
         fits = {roll: self._best_result_ll(s, before, roll) for roll in prior}
@@ -2209,6 +2265,9 @@ class Referee:
             keep = [r for r in weights if all(r.count(v) >= read.count(v) for v in read)]
             if keep:
                 roll = max(keep, key=rank)
+        if opening:
+            self._emit("OPENING_ROLL", mover, f"{self._name(mover)} starts with {roll[0]}-{roll[1]} (the roll not seen whole; "
+                       "the play shows it).", frame=s.frame, details={"dice": list(roll), "from_play": True})
         if len(read) == 2 and sorted(read) == sorted(roll) and p_roll >= self.profile.confidence and not no_fit:
             # both dice seen at rest, read as the roll the play shows: nothing to confirm (seed 322: a
             # flat die against the near rail judged leaning, the roll played; or a roll whose 2 s at

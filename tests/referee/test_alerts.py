@@ -623,6 +623,37 @@ def test_an_invalid_opening_roll_played_on_is_followed(ended_by):
     assert [m[1] for m in _moves(s)] == [[3, 1], [6, 4]]
 
 
+@pytest.mark.parametrize("played", [True, False])
+def test_an_opening_roll_not_seen_whole_is_taken_from_the_play(played):
+    """Seed 321 (session 16): the opening 5-4's 4 was never found; dark played 24/20 8/3 and tapped
+    the bar. The referee waited for the opening's second die, then judged light's throw an opening
+    throw with a die in the wrong half, and dark's play an impossible move. The play shows the roll
+    and who started: the game goes on from it and the monitor is asked to confirm the roll. Near
+    miss: a tap on the unchanged starting position takes nothing (the opening is still to come)."""
+    s = Scenario(end_signal=EndSignal.BAR_TAP)
+    half = s.script.right_half(s.player("dark"))
+    s.table.dice = [{"id": 0, "value": None, "state": "rolling", "half": half}]
+    s.snap(0.3)
+    s.table.dice = [{"id": 0, "value": 5, "state": "at_rest", "half": half, "valid": True, "reason": "flat_board"}]
+    s.snap(0.3)
+    s.snap(2.5)
+    assert not [a for a in s.alerts if a.code == "OPENING_ROLL"]
+    if played:
+        s.play("dark", "24/20 8/3")
+    s.end_turn("dark")
+    if not played:
+        assert not [a for a in s.alerts if a.code == "OPENING_ROLL"] and s.codes() == []
+        return
+    opening = s.last("OPENING_ROLL")
+    assert opening.player == "dark" and opening.details == {"dice": [5, 4], "from_play": True}
+    assert s.codes() == ["ROLL_VALUE_UNREADABLE"] and s.last("ROLL_VALUE_UNREADABLE").details["fits"] == [5, 4]
+    s.roll("light", 6, 5)
+    s.play("light", "24/18 13/8")
+    s.end_turn("light")
+    assert s.codes() == ["ROLL_VALUE_UNREADABLE"]
+    assert [m[1] for m in _moves(s)] == [[5, 4], [6, 5]]
+
+
 def test_a_rethrow_first_seen_at_rest_after_an_invalid_roll_is_judged():
     """Seen in the seed-305 render: light's cocked throw was called, he took the dice up and threw
     again, both dice lost in flight and first seen at rest; the rethrow was never judged and the

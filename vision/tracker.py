@@ -415,6 +415,11 @@ class Tracker:
         return [tr.center for tr in self._tracks if not tr.lifted and tr.appeared_at is not None
                 and not tr.moving and self._now - tr.last_move >= self.config.settle_s]
 
+    def lost_dice(self) -> list[tuple[float, float]]:
+        """Last centres of the dice lost in flight (rolling, not seen for ``lost_s``, no hand over the
+        table since): they have landed somewhere the locator does not find them."""
+        return [tr.center for tr in self._tracks if self._lost(tr)]
+
     def thrown_dice(self) -> list[tuple[float, float]]:
         """Centres of the followed dice seen away from where they appeared (more than
         ``rest_move_px``): dice of a throw, not something the locator found lying still."""

@@ -642,14 +642,17 @@ class FramePipeline:
                 # Not beside something never seen moving (the demo's white point tip: a false die by
                 # it took the place of the next throw's die)
                 self._look_again(image, out, [_centre(out[0])], set(), hands, beside=True)
+            n_followed = len(self.tracker.followed_dice())
             if (settled and self.config.max_dice == 2 and len(out) == 1 and not hand_present
-                    and len(self.tracker.lost_dice()) == 1 and len(self.tracker.followed_dice()) == 2
+                    and (n_followed <= 1 or (n_followed == 2 and len(self.tracker.lost_dice()) == 1))
                     and any(math.dist(_centre(out[0]), c) <= self.config.rest_claim_px for c in self.tracker.thrown_dice())):
-                # one die of a throw at rest, the other lost in flight and not found near its last place
-                # (it flew further between two frames): a look over the whole frame at the second
-                # look's score (seed 321: a 4 on a walnut board's dark point at 0.33, 360 px from where
-                # it was last seen rolling; the roll was taken as unseen). Settled frames only: the
-                # table is quiet, and what is new on it since it was last quiet is the die
+                # one die of a throw at rest, the other never followed or lost in flight, and not found
+                # beside it or near its last place: a look over the whole frame at the second look's
+                # score (seed 321: a 4 on a walnut board's dark point at 0.33, 360 px from where it was
+                # last seen rolling; seed 322: a 4 at 0.32 never followed, 130 px from its 3; both
+                # rolls were taken as unseen). Settled frames only: the table is quiet, and what is new
+                # on it since it was last quiet is the die (the first settled frame: a recognition then
+                # takes what the locator did not find into the quiet table)
                 self._look_again(image, out, [_centre(out[0])], set(), hands, beside=True,
                                  radius=float(max(image.shape[0], image.shape[1])))
         return out

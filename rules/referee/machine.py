@@ -1709,7 +1709,7 @@ class Referee:
             # (posterior at least profile.likelier_roll) is recorded, and the question says what the
             # roll read makes of the play; else the roll read stands and a possibly illegal play is
             # judged with it (decision 0714)
-            best = dice
+            fitting = dice
             if sorted(dice) != sorted(read) and p_roll < self.profile.likelier_roll:
                 dice = read
             if sorted(dice) != sorted(read):
@@ -1719,10 +1719,10 @@ class Referee:
                         f"{dice[0]}-{dice[1]}; neither the dice nor the play make it clear. Please confirm the roll.{also}")
             else:
                 illegal = False
-                fits = f"; the play would fit {best[0]}-{best[1]}" if sorted(best) != sorted(read) else ""
+                fits = f"; the play would fit {fitting[0]}-{fitting[1]}" if sorted(fitting) != sorted(read) else ""
                 text = f"The roll looks like {read[0]}-{read[1]}{fits}, but neither the dice nor the play make it clear. Please confirm."
             self._emit("ROLL_VALUE_UNREADABLE", mover, text, frame=s.frame,
-                       details={"dice": list(read), "fits": list(best), "p": round(p_roll, 4),
+                       details={"dice": list(read), "fits": list(fitting), "p": round(p_roll, 4),
                                 "illegal_as_read": illegal})
         plays = LegalPlays(before, dice) if self.profile.legal_results is None else None
         results: list[Position] = plays.positions() if plays is not None else self._legal_results(before, dice)

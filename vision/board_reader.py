@@ -31,29 +31,9 @@ from calibration.profile import CalibrationProfile
 from vision import checkers, cube
 from vision.cube import CubeWindows
 from vision.images import colour_frame
-from vision.observation import COUNTS, CUBE_ZONES, CubeObservation, DieObservation, TableObservation
+from vision.observation import COUNTS, CubeObservation, DieObservation, TableObservation
 
 U8 = npt.NDArray[np.uint8]
-
-CUBE_MAY_HIDE = 0.2
-"""Chance that the doubling cube lying on the bar hides a checker there from the camera (behind it
-or under it), weighted by how sure the cube reader is that the cube is in the centre: the bar's
-count distributions then give one checker more that share (:func:`cube_may_hide`). Seed 320: a hit
-checker under the centred cube read as no checker on the bar, 96%; the hand that came to enter it
-was taken for the end-of-turn tap and an illegal move called. The counts shown are not changed."""
-
-
-def cube_may_hide(bar_p: F64, p_centre: float, share: float = CUBE_MAY_HIDE) -> F64:
-    """``bar_p`` (``2 x COUNTS``, light and dark on the bar) with one checker more possible behind a
-    cube that is on the bar with probability ``p_centre``: each count ``n`` gives ``share * p_centre``
-    of its probability to ``n + 1`` (the last count keeps its own)."""
-    lam = float(np.clip(share * p_centre, 0.0, 1.0))
-    if lam <= 0.0:
-        return bar_p
-    more = np.zeros_like(bar_p)
-    more[:, 1:] = bar_p[:, :-1]
-    more[:, -1] += bar_p[:, -1]
-    return np.asarray((1.0 - lam) * bar_p + lam * more, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -217,6 +197,5 @@ class BoardReader:
         if self.cube is not None:
             windows = self.cube.read_full(arr, profile, window_tf)
             cube_obs = windows.observation()
-            bar_p = cube_may_hide(bar_p, float(cube_obs.zone_p[CUBE_ZONES.index("centre")]))
         assert point_p.shape == (24, 2, COUNTS)
         return BoardReading(point_p, bar_p, off_p, cube_obs, counts, windows, totals, hidden)

@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     from calibration.profile import CalibrationProfile
     from vision import checkers, cube
     from vision.board_reader import BoardReader
-    from vision.dice import DieReader
+    from vision.dice import SETTLED_ZOOMS, DieReaders, up_directions
     from vision.errors import ModelMissingError
 
     frames: list[tuple[Any, CalibrationProfile, list[list[float]]]] = []
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"CPU cores: {os.cpu_count()}, {len(frames)} frames x {args.repeat} repeats; median / p90 ms")
     try:
         readers = {t: BoardReader(threads=t) for t in (1, 2)}
-        die = DieReader()
+        die = DieReaders.calibrated()  # what the live pipeline reads dice at rest with
     except ModelMissingError as exc:
         print(f"board reader: {exc}")
         return 1
@@ -108,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(("15-per-colour check (both colours)",
                  timed(lambda: (checkers.check_total(counts0.light_p), checkers.check_total(counts0.dark_p)),
                        args.repeat)))
-    rows.append(("die reader, the frame's dice (1 thread)", per_frame(lambda i, p, b: die.read(i, b))))
+    rows.append(("die readers, dice at rest (1 thread)",
+                 per_frame(lambda i, p, b: die.read(i, b, ups=up_directions(p, b), zooms=SETTLED_ZOOMS, profile=p))))
     try:
         from vision.recognizer import FrameRecognizer
 
@@ -121,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, (med, p90, cpu) in rows:
         print(f"{name:44s}{med:9.2f}{p90:9.2f}{cpu:9.2f}")
     board = dict(rows)["BoardReader.read, 1 thread(s)"]
-    dice = dict(rows)["die reader, the frame's dice (1 thread)"]
+    dice = dict(rows)["die readers, dice at rest (1 thread)"]
     print(f"settled frame, board + dice reading (1 thread): {board[0] + dice[0]:.1f} ms wall clock, "
           f"{board[2] + dice[2]:.1f} ms CPU (dice locating and the tracker not included; "
           "on a loaded machine the CPU figure is what one free core would take)")

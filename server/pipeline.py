@@ -634,18 +634,18 @@ class FramePipeline:
         if self.config.dice_locator == "model" and self.config.second_look_score > 0:
             self._look_again(image, out, [c for k, c in enumerate(self.tracker.followed_dice())
                                           if all(r != k for r, _ in pairs)], resting, hands)
-            if (self.config.max_dice == 2 and len(out) == 1 and len(self.tracker.followed_dice()) <= 1 and not hand_present
-                    and any(math.dist(_centre(out[0]), c) <= self.config.rest_claim_px for c in self.tracker.thrown_dice())):
+            lone_thrown = (self.config.max_dice == 2 and len(out) == 1 and not hand_present
+                           and any(math.dist(_centre(out[0]), c) <= self.config.rest_claim_px for c in self.tracker.thrown_dice()))
+            n_followed = len(self.tracker.followed_dice())
+            if lone_thrown and n_followed <= 1:
                 # one die of a throw found (seen rolling), and no other followed: the other may lie by
                 # it, scored under the locator's threshold (seed 321: the 1 by its throw's 4, and the
                 # roll taken as unseen; seed 322: a 6 touching its 4, half on a red point's tip, 0.21).
                 # Not beside something never seen moving (the demo's white point tip: a false die by
                 # it took the place of the next throw's die)
                 self._look_again(image, out, [_centre(out[0])], set(), hands, beside=True)
-            n_followed = len(self.tracker.followed_dice())
-            if (settled and self.config.max_dice == 2 and len(out) == 1 and not hand_present
-                    and (n_followed <= 1 or (n_followed == 2 and len(self.tracker.lost_dice()) == 1))
-                    and any(math.dist(_centre(out[0]), c) <= self.config.rest_claim_px for c in self.tracker.thrown_dice())):
+            if (lone_thrown and settled and len(out) == 1
+                    and (n_followed <= 1 or (n_followed == 2 and len(self.tracker.lost_dice()) == 1))):
                 # one die of a throw at rest, the other never followed or lost in flight, and not found
                 # beside it or near its last place: a look over the whole frame at the second look's
                 # score (seed 321: a 4 on a walnut board's dark point at 0.33, 360 px from where it was

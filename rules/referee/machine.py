@@ -170,6 +170,19 @@ def _roll_distribution(dice: list[Die], opening: bool = False) -> dict[tuple[int
     return _rolls_from_faces(_face_p(dice[0]), _face_p(dice[1]), first_higher if opening else None)
 
 
+def _roll_prior(seen: list[Die], doubles: bool = True) -> dict[tuple[int, int], float]:
+    """Each roll's probability from the dice seen (the first two; a die not at rest with a value, or
+    not seen, counts each face alike); ``doubles=False`` (an opening roll): doubles left out."""
+    uniform = [1.0 / 6] * 6
+    faces = [_face_p(d) if d.state is DieState.AT_REST and d.value is not None else uniform for d in seen[:2]]
+    faces += [uniform] * (2 - len(faces))
+    prior = _rolls_from_faces(faces[0], faces[1])
+    if doubles:
+        return prior
+    total = sum(p for r, p in prior.items() if r[0] != r[1])
+    return {r: p / total for r, p in prior.items() if r[0] != r[1]} if total > 0 else {}
+
+
 def _rolls_from_faces(p0: list[float], p1: list[float], first_higher: bool | None = None) -> dict[tuple[int, int], float]:
     """Probability of each roll (higher die first) from two dice's face probabilities; with
     ``first_higher`` (an opening roll) no doubles and only rolls where the first die is the higher."""
@@ -1606,20 +1619,16 @@ class Referee:
         if not players:
             return False
         seen = [(i, d) for i, d in enumerate(s.dice) if d.state is DieState.AT_REST and d.value is not None][:2]
-        uniform = [1.0 / 6] * 6
-        faces = [_face_p(d) for _, d in seen] + [uniform] * (2 - len(seen))
-        prior = {r: p for r, p in _rolls_from_faces(faces[0], faces[1]).items() if r[0] != r[1]}
-        total = sum(prior.values())
-        if total <= 0:
+        prior = _roll_prior([d for _, d in seen], doubles=False)
+        if not prior:
             return False
-        prior = {r: p / total for r, p in prior.items()}
         ll_seen = PhysicalBoard.from_state(s).log_likelihood(s)
-        if self.map.to_physical(self.position).log_likelihood(s) >= ll_seen:
+        ll_still = self.map.to_physical(self.position).log_likelihood(s)  # the starting position, either player on roll
+        if ll_still >= ll_seen:
             return False  # the starting position as read: nothing played
         best: tuple[float, int] | None = None
         for p in players:
             before = self.position.with_turn(p)
-            ll_still = self.map.to_physical(before).log_likelihood(s)
             top = max(self._best_result_ll(s, before, r) for r in prior)
             if top <= ll_still or top < ll_seen - math.log(2.0):
                 continue  # nothing played by him, or nothing a legal opening play explains
@@ -2236,14 +2245,11 @@ class Referee:
         if self.pending is not None and self.pending.offender == mover and not self._roll_resolves_pending(mover, check=True):
             return False  # the offender's own turn before his illegal move is settled
         before = self.position
-        uniform = [1.0 / 6] * 6
         # a die at rest in the opponent's right half is no evidence of the mover's roll: an invalid
         # throw of his, or the opponent's own dice thrown before the end of the turn was seen
         seen = [(i, d) for i, d in seen if d.half is None or d.half is self._right_half(mover) or self.profile.left_side_permission]
         if prior is None:
-            faces = [_face_p(d) if d.state is DieState.AT_REST and d.value is not None else uniform for _, d in seen[:2]]
-            faces += [uniform] * (2 - len(faces))
-            prior = _rolls_from_faces(faces[0], faces[1])
+            prior = _roll_prior([d for _, d in seen])
         ll_seen = PhysicalBoard.from_state(s).log_likelihood(s)
         ll_still = self.map.to_physical(before).log_likelihood(s)
         fits = {roll: self._best_result_ll(s, before, roll) for roll in prior}

@@ -238,7 +238,8 @@ def recognizer_locate() -> Any:
     def locate(image: npt.NDArray[np.uint8], profile: CalibrationProfile) -> list[tuple[float, float, float, float]]:
         if not shared:
             first = FrameRecognizer(profile)
-            shared.update(board=first.board_reader, die_reader=first.die_reader, validity=first.validity, locator=first.locator)
+            shared.update(board=first.board_reader, die_reader=first.die_reader, validity=first.validity, locator=first.locator,
+                          refiner=first.refiner)
         return FrameRecognizer(profile, **shared).locate_dice(image, settled=True)
 
     return locate

@@ -50,16 +50,17 @@ FloatArray = npt.NDArray[np.float32]
 
 
 def crop_die(image: npt.NDArray[np.uint8], box_xyxy: Sequence[float],
-             up: Sequence[float] | None = None) -> npt.NDArray[np.uint8]:
+             up: Sequence[float] | None = None, margin: float = CROP_MARGIN) -> npt.NDArray[np.uint8]:
     """Cut the square crop around a die's box (pixels ``x0, y0, x1, y1``), resized to CROP_SIZE.
 
     ``up``: an image direction (dx, dy) that should point up in the crop, e.g. the projection of the
     world's vertical at the die (:func:`up_directions`); the crop is then rotated about the box
-    centre so that the die's top face lies above its visible sides. ``None``: an upright crop."""
+    centre so that the die's top face lies above its visible sides. ``None``: an upright crop.
+    ``margin``: box sides added on every side (the readers' :data:`CROP_MARGIN` by default)."""
     x0, y0, x1, y1 = (float(v) for v in box_xyxy)
     if not (x1 > x0 and y1 > y0):
         raise ValueError(f"die box {list(box_xyxy)} is empty: need x1 > x0 and y1 > y0")
-    side = max(x1 - x0, y1 - y0) * (1.0 + 2.0 * CROP_MARGIN)
+    side = max(x1 - x0, y1 - y0) * (1.0 + 2.0 * margin)
     cx, cy = (x0 + x1) / 2.0, (y0 + y1) / 2.0
     if up is not None:
         ux, uy = float(up[0]), float(up[1])

@@ -452,7 +452,8 @@ def report_lines(fig: dict[str, Any], sources: Sequence[Path]) -> list[str]:
     return lines
 
 
-_SHARED_PARTS = {"board": "board_reader", "die_reader": "die_reader", "validity": "validity", "locator": "locator"}
+_SHARED_PARTS = {"board": "board_reader", "die_reader": "die_reader", "validity": "validity", "locator": "locator",
+                 "refiner": "refiner"}
 """FrameRecognizer's keyword arguments for its models, and the attributes holding them."""
 
 

@@ -41,6 +41,7 @@ from vision.dice_validity import (
     DieValidityClassifier,
     die_board_xy,
 )
+from vision.die_box import DieBoxRefiner
 from vision.errors import VisionError
 from vision.images import colour_frame
 from vision.observation import DieObservation, TableObservation
@@ -121,12 +122,13 @@ class FrameRecognizer:
 
     def __init__(self, profile: CalibrationProfile, *, board: BoardReader | None = None,
                  die_reader: DieReader | DieReaders | None = None, validity: DieValidityClassifier | None = None,
-                 locator: DiceLocator | None = None, threads: int = 1) -> None:
+                 locator: DiceLocator | None = None, refiner: DieBoxRefiner | None = None, threads: int = 1) -> None:
         self.profile = profile
         self.board_reader = board or BoardReader(threads=threads)
         self.die_reader = die_reader or DieReaders.calibrated(threads=threads)
         self.validity = validity or DieValidityClassifier(threads=threads)
         self.locator = locator or DiceLocator(threads=threads)
+        self.refiner = refiner or DieBoxRefiner(threads=threads)
         self._roi: tuple[int, int, int, int] | None = None
 
     def _check(self, image: U8) -> U8:
@@ -224,7 +226,11 @@ class FrameRecognizer:
         if not boxes:
             return [], []
         t0 = time.perf_counter()
-        values = self.die_reader.read(arr, boxes, ups=up_directions(self.profile, boxes), zooms=SETTLED_ZOOMS, profile=self.profile)
+        # the values from the boxes refined (decision 0716: the locator can box a die low, on its front
+        # face); the validity judge, the tracker and the observation keep the locator's boxes
+        refined = self.refiner.refine(arr, boxes, up_directions(self.profile, boxes))
+        values = self.die_reader.read(arr, refined, ups=up_directions(self.profile, refined), zooms=SETTLED_ZOOMS,
+                                      profile=self.profile)
         t1 = time.perf_counter()
         verdicts = self.validity.judge(arr, self.profile, boxes, point_counts=point_counts, rolled_half=rolled_half)
         t2 = time.perf_counter()

@@ -72,6 +72,9 @@ _OFF_TABLE = (DieState.IN_CUP, DieState.LIFTED)
 HIDDEN_P = 0.2
 """A point whose likeliest count has less probability than this is hidden (a hand over it: the
 observer's uniform distribution)."""
+SURE_FACE_P = 0.9
+"""A die read with less probability than this on its likeliest face does not show that a roll thrown
+again differs from the one judged (:meth:`Referee._thrown_again`)."""
 _ROLL_FLOOR = 1e-3
 """Rolls the reader gives less probability than this are not weighed against the play."""
 ENTERED_SURE = 0.95
@@ -293,6 +296,8 @@ class Referee:
         self.starter: int | None = None
         self.cube_void = False  # a void cube action: wait for the cube to go back
         self._bare_tap: tuple[int, float] | None = None
+        self._taken_up = False
+        """The mover took both dice up and threw them after his roll, before moving (see :meth:`_thrown_again`)."""
         """A bar tap before any roll (frame, time), judged a pass without rolling only once the hand
         has left and :data:`BARE_TAP_WAIT_S` has passed without a cube action or a roll."""
         self._held_tap: int | None = None
@@ -500,10 +505,7 @@ class Referee:
             self.match = self._corrected_score((int(sc[0]), int(sc[1])), decision.get("crawford"))
         elif action == "reroll":
             if self.phase in (Phase.MOVING,) and self.dice is not None:
-                self.position = self.roll_pos or self.position
-                self.phase = Phase.ROLLING
-                self.dice = None
-                self.valid_rolls -= 1
+                self._take_back_roll()
         else:
             raise ValueError(
                 f"unknown monitor action {action!r}; use acknowledge, let_stand, require_correction, rollback, "
@@ -1000,6 +1002,10 @@ class Referee:
             thrown = thrown or _appeared_at_rest_in(s, prev, other_right) or _jumped_to_rest_in(s, prev, other_right)
             if self._fast_actions(s, prev, new_roll or thrown, rolling):
                 return
+            if new_roll and prev is not None and self._lifted(prev) >= 2 and {d.half for _, d in rolling} == {self._right_half(mover)}:
+                self._taken_up = True  # both dice taken up and thrown in his half: judged once they rest
+            if self._taken_up and self._thrown_again(s, prev, mover):
+                return
             if self._end_signalled(s, prev, mover):
                 self._judge_turn(s)
             return
@@ -1046,6 +1052,54 @@ class Referee:
             # after an invalid roll, dice first seen at rest again in his right half are the new throw
             rethrown = self._judged_roll and _appeared_at_rest_in(s, prev, self._right_half(mover))
             self._settling(s, prev, mover, new_roll or rethrown)
+
+    def _take_back_roll(self) -> None:
+        """The roll taken as valid is not the turn's roll after all: back to the position after the
+        previous turn, the mover to roll again (the monitor's "reroll"; a throw again, :meth:`_thrown_again`)."""
+        self.position = self.roll_pos or self.position
+        self.phase = Phase.ROLLING
+        self.dice = None
+        self.roll_p = {}
+        self.valid_rolls -= 1
+        self._taken_up = False
+
+    def _thrown_again(self, s: TableState, prev: TableState | None, mover: int) -> bool:
+        """The mover took both dice up and threw them again in his right half after a roll judged
+        valid, before moving a checker, and they rest showing another roll: players throw again when
+        they see a roll invalid (most often a die cocked) that the camera judged flat (seed 320: the
+        injected cocked die read valid at 0.042, the 1-1 it showed kept, the 4-1 thrown again never
+        followed, and the play on it called illegal). The new roll is taken as the turn's, and
+        ROLL_VALUE_UNREADABLE asks the monitor: if the first roll was valid it stands (RG19 4.1.2,
+        DIGEST A1.15) and the monitor sets it back. Judged when both dice have rested
+        ``profile.settle_s``: a hand moving checkers by the dice hides them (reported lifted) and
+        shows them again (reported rolling) where they lay, showing the same roll (seed 322). Not when
+        a checker has moved (the table shows a legal play of the roll better than the position after
+        it), nor while an illegal move waits for its correction, nor on a die read unsurely."""
+        dice = self._roll_dice(s, mover)
+        if self.dice is None or self.roll_pos is None or self.pending is not None:
+            self._taken_up = False
+            return False
+        if len(dice) != 2 or any(d.state is not DieState.AT_REST or d.value is None for _, d in dice):
+            return False
+        if min(self._rest_time(s, i, d) for i, d in dice) < self.profile.settle_s or s.hands:
+            return False
+        self._taken_up = False
+        if sorted(d.value or 0 for _, d in dice) == sorted(self.dice) or min(max(_face_p(d)) for _, d in dice) < SURE_FACE_P:
+            return False
+        unmoved = self.map.to_physical(self.roll_pos).log_likelihood(s)
+        played = [self.map.to_physical(r).log_likelihood(s) for r in self._legal_results(self.roll_pos, self.dice)]
+        if played and max(played) > unmoved:
+            return False
+        first = self.dice
+        self._take_back_roll()
+        self._attempt_begins(s)
+        self._emit("ROLL_VALUE_UNREADABLE", mover,
+                   f"{self._name(mover)} threw the dice again before moving, after {first[0]}-{first[1]} was judged a valid roll: "
+                   f"the new throw is taken as his roll, as if a die of the first was invalid (cocked?). "
+                   f"If {first[0]}-{first[1]} was valid, it stands. Please confirm.",
+                   frame=s.frame, details={"thrown_again": True, "dice": list(first)})
+        self._settling(s, prev, mover, True)
+        return True
 
     def _reaching_for_the_cube(self, s: TableState, mover: int) -> bool:
         """A hand at the bar before the roll is taking the cube, not tapping, when the cube is centred
@@ -1515,6 +1569,7 @@ class Referee:
         self.roll_frame = s.frame
         self.phase = Phase.MOVING
         self._touched_turn.clear()
+        self._taken_up = False
         self._emit("ROLL_VALID", mover, f"{self._name(mover)} rolled {values[0]}-{values[1]}.", frame=s.frame,
                    details={"dice": list(values), "valid_rolls": self.valid_rolls})
         if self.pending is not None and self.pending.deadline is not Deadline.OPPONENT_ROLL_OR_CUBE:
@@ -2050,6 +2105,7 @@ class Referee:
         self.attempted = False
         self.bound_double = False
         self._touched_turn.clear()
+        self._taken_up = False
 
     def _illegal(self, s: TableState, mover: int, before: Position, dice: tuple[int, int], seen: Position | None,
                  observed: PhysicalBoard, results: list[Position], plays: LegalPlays | None, evidence: tuple[int, ...]) -> None:

@@ -146,6 +146,53 @@ def test_a_clearly_likelier_roll_is_recorded_and_the_monitor_told_what_the_roll_
     assert entries(s)[-1] == "54: 13/9 13/8"
 
 
+def thrown_again(s: Scenario, values: tuple[int, int]) -> None:
+    """Dark takes both dice up and throws them again in his right half; they rest showing ``values``."""
+    s.table.dice = [{"id": k, "value": None, "state": "lifted"} for k in (0, 1)]
+    s.snap(0.3)
+    s.table.dice = [{"id": k, "value": None, "state": "rolling", "half": "left"} for k in (0, 1)]
+    s.snap(0.2)
+    s.table.dice = [{"id": k, "value": v, "state": "at_rest", "half": "left", "valid": True, "reason": "flat_board"}
+                    for k, v in enumerate(values)]
+    s.snap(0.3)
+    s.snap(2.5)
+
+
+@pytest.mark.parametrize("again", [(4, 1), (1, 1)])
+def test_dice_thrown_again_before_moving_give_the_turns_roll(again):
+    """Seed 320 (session 17): the injected cocked die was read flat, 1-1 judged valid; the player
+    threw both dice again, 4-1, and played it; the referee kept 1-1 and called the play illegal.
+    Dice taken up and thrown again before a checker moves, resting on another roll, give the turn's
+    roll, and ROLL_VALUE_UNREADABLE asks the monitor (if 1-1 was valid it stands, RG19 4.1.2).
+    Near miss: the dice hidden by a hand (reported lifted) and seen again (rolling, then at rest)
+    showing the roll judged: the roll stands and nobody is asked."""
+    s = opened()
+    s.roll("dark", 1, 1)
+    thrown_again(s, again)
+    s.play("dark", "13/9 6/5" if again == (4, 1) else "6/5(2) 8/7(2)")
+    s.end_turn("dark")
+    if again == (4, 1):
+        assert s.codes() == ["ROLL_VALUE_UNREADABLE"]
+        ask = s.last("ROLL_VALUE_UNREADABLE")
+        assert ask.details["thrown_again"] and ask.details["dice"] == [1, 1] and "1-1" in ask.message
+        assert entries(s)[-1] == "41: 13/9 6/5"
+    else:
+        assert s.codes() == []
+        assert entries(s)[-1] == "11: 8/7(2) 6/5(2)"
+
+
+def test_dice_thrown_again_after_a_checker_moved_are_not_a_reroll():
+    """Near miss: a checker of the 1-1 played before the dice are thrown again: the roll stands (the
+    throw is the mover's own irregularity, not a reroll), and the play is judged with 1-1."""
+    s = opened()
+    s.roll("dark", 1, 1)
+    s.play("dark", "6/5(2) 8/7(2)")
+    thrown_again(s, (4, 1))
+    s.end_turn("dark")
+    assert "ROLL_VALUE_UNREADABLE" not in s.codes()
+    assert entries(s)[-1] == "11: 8/7(2) 6/5(2)"
+
+
 @pytest.mark.parametrize("other", [1, 3])
 def test_an_unclear_roll_whose_play_is_legal_either_way_is_no_rules_question(other):
     """Seen 14 times in the seven session-12 renders (one die between two faces, both rolls playing

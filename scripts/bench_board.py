@@ -58,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     from vision import checkers, cube
     from vision.board_reader import BoardReader
     from vision.dice import SETTLED_ZOOMS, DieReaders, up_directions
+    from vision.die_box import DieBoxRefiner
     from vision.errors import ModelMissingError
 
     frames: list[tuple[Any, CalibrationProfile, list[list[float]]]] = []
@@ -78,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         readers = {t: BoardReader(threads=t) for t in (1, 2)}
         die = DieReaders.calibrated()  # what the live pipeline reads dice at rest with
+        refiner = DieBoxRefiner()  # and the boxes it reads them from (decision 0716)
     except ModelMissingError as exc:
         print(f"board reader: {exc}")
         return 1
@@ -108,8 +110,12 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(("15-per-colour check (both colours)",
                  timed(lambda: (checkers.check_total(counts0.light_p), checkers.check_total(counts0.dark_p)),
                        args.repeat)))
-    rows.append(("die readers, dice at rest (1 thread)",
-                 per_frame(lambda i, p, b: die.read(i, b, ups=up_directions(p, b), zooms=SETTLED_ZOOMS, profile=p))))
+    def read_dice(i: Any, p: CalibrationProfile, b: list[list[float]]) -> Any:
+        refined = refiner.refine(i, b, up_directions(p, b))
+        return die.read(i, refined, ups=up_directions(p, refined), zooms=SETTLED_ZOOMS, profile=p)
+
+    rows.append(("die box refiner (1 thread)", per_frame(lambda i, p, b: refiner.refine(i, b, up_directions(p, b)))))
+    rows.append(("die readers, dice at rest (1 thread)", per_frame(read_dice)))
     try:
         from vision.recognizer import FrameRecognizer
 
@@ -122,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, (med, p90, cpu) in rows:
         print(f"{name:44s}{med:9.2f}{p90:9.2f}{cpu:9.2f}")
     board = dict(rows)["BoardReader.read, 1 thread(s)"]
-    dice = dict(rows)["die readers, dice at rest (1 thread)"]
+    dice = dict(rows)["die readers, dice at rest (1 thread)"]  # (the box refiner included)
     print(f"settled frame, board + dice reading (1 thread): {board[0] + dice[0]:.1f} ms wall clock, "
           f"{board[2] + dice[2]:.1f} ms CPU (dice locating and the tracker not included; "
           "on a loaded machine the CPU figure is what one free core would take)")

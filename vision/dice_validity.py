@@ -547,6 +547,13 @@ class DieValidityClassifier:
         e = np.exp(z)
         return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float32)
 
+    def combine(self, first: DieValidity, second: DieValidity, rolled_half: str | None = None) -> DieValidity:
+        """One verdict from two looks at the same die (the pose probabilities averaged); the place and
+        half are the first look's."""
+        p = np.asarray((first.pose_p + second.pose_p) / 2, dtype=np.float32)
+        reason, valid_p = decide(p, first.half, rolled_half, self.valid_threshold)
+        return DieValidity(reason, valid_p, p, first.half, first.board_xy)
+
     def judge(self, image: U8, profile: CalibrationProfile, boxes_xyxy: Sequence[Sequence[float]],
               point_counts: Sequence[int] | None = None, rolled_half: str | None = None,
               die_cm: float = DEFAULT_DIE_CM) -> list[DieValidity]:

@@ -232,7 +232,9 @@ class FrameRecognizer:
         values = self.die_reader.read(arr, refined, ups=up_directions(self.profile, refined), zooms=SETTLED_ZOOMS,
                                       profile=self.profile)
         t1 = time.perf_counter()
-        verdicts = self.validity.judge(arr, self.profile, refined, point_counts=point_counts, rolled_half=rolled_half)
+        verdicts = self.validity.judge(arr, self.profile, boxes, point_counts=point_counts, rolled_half=rolled_half)
+        again = self.validity.judge(arr, self.profile, refined, point_counts=point_counts, rolled_half=rolled_half)
+        verdicts = [self.validity.combine(v, w, rolled_half) for v, w in zip(verdicts, again, strict=True)]
         t2 = time.perf_counter()
         if timings is not None:
             timings["dice_read"] = (t1 - t0) * 1e3

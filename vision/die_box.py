@@ -11,7 +11,8 @@ world's vertical points up as the readers' crops are, and says where the die's b
 - output: the offset of the true box centre along the crop's x and down axes, in box sides, and the
   log ratios of the true box's width and height to the box's (:func:`encode` / :func:`apply`).
 
-Only the reading uses the refined box; the tracker and the validity judge keep the locator's.
+The readers read the refined box; the validity judge looks at both boxes (its pose probabilities
+averaged: it was trained on the locator's); the tracker and the observation keep the locator's.
 """
 
 from __future__ import annotations

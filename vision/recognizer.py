@@ -227,7 +227,8 @@ class FrameRecognizer:
             return [], []
         t0 = time.perf_counter()
         # the values from the boxes refined (decision 0716: the locator can box a die low, on its front
-        # face); the validity judge, the tracker and the observation keep the locator's boxes
+        # face, or short); validity from both boxes, averaged (it was trained on the locator's: from the
+        # refined box alone seed 314 lost three turns); the tracker and the observation keep the locator's
         refined = self.refiner.refine(arr, boxes, up_directions(self.profile, boxes))
         values = self.die_reader.read(arr, refined, ups=up_directions(self.profile, refined), zooms=SETTLED_ZOOMS,
                                       profile=self.profile)

@@ -23,6 +23,7 @@ from vision.dice_validity import (
     RECT_SIZE,
     RECT_SPAN,
     TOP_SPAN,
+    DieValidity,
     DieValidityClassifier,
     assumed_camera,
     checker_centres,
@@ -270,3 +271,44 @@ def test_the_classifier_also_judges_with_a_profile_without_intrinsics() -> None:
         assert len(out) == len(dice)
         for v, d in zip(out, dice, strict=True):
             assert v.half == d["physical"]["half"] or d["reason"] == "off_board"
+
+
+def test_two_looks_at_a_die_are_one_verdict_with_the_first_looks_place() -> None:
+    """``DieValidityClassifier.combine``: the pose probabilities averaged, decided as one look is;
+    the place and half are the first look's (the locator's box, decision 0716)."""
+    clf = DieValidityClassifier()
+    cocked = np.zeros(len(POSE_CLASSES), np.float32)
+    cocked[POSE_CLASSES.index("cocked")] = 0.99
+    cocked[POSE_CLASSES.index("flat_board")] = 0.01
+    flat = np.zeros(len(POSE_CLASSES), np.float32)
+    flat[POSE_CLASSES.index("flat_board")] = 0.8
+    flat[POSE_CLASSES.index("cocked")] = 0.2
+    first = DieValidity("cocked", 0.01, cocked, "right", (10.0, 2.0))
+    second = DieValidity("flat_board", 0.8, flat, "left", (-1.0, 2.0))
+    both = clf.combine(first, second)
+    assert both.valid_p == pytest.approx(0.405, abs=1e-6) and both.reason == "flat_board"
+    assert both.half == "right" and both.board_xy == (10.0, 2.0)
+    assert clf.combine(first, first).reason == "cocked"  # near miss: two cocked looks stay cocked
+    assert clf.combine(first, second, rolled_half="left").reason == "wrong_side"
+
+
+def test_a_flat_die_the_locator_boxed_short_is_judged_flat() -> None:
+    """Seed 322 (held out, navy-leather, a low camera), frame 7825: a flat 2 whose box the locator cut
+    short (its front face left out) was judged cocked at P(valid) 0.01 and the roll called invalid.
+    The recognizer judges it also from the refined box and averages: flat. Near miss: the locator's
+    box alone still says cocked."""
+    from server.pipeline import profile_from_sim_camera
+    from vision.recognizer import FrameRecognizer
+
+    data = Path(__file__).parents[1] / "data" / "vision"
+    image = cv2.imread(str(data / "flat-die-boxed-short.jpg"))
+    profile = profile_from_sim_camera(json.loads((data / "die-one-boxed-low.camera.json").read_text()))
+    rec = FrameRecognizer(profile)
+    boxes = rec.locate_dice(image)
+    near = [i for i, b in enumerate(boxes) if np.hypot((b[0] + b[2]) / 2 - 775.5, (b[1] + b[3]) / 2 - 474.9) < 14]
+    assert len(near) == 1
+    i = near[0]  # (every die of the frame judged together, as the pipeline does: the others are cues)
+    assert rec.validity.judge(image, profile, boxes)[i].reason == "cocked"
+    observed, verdicts = rec.read_dice(image, boxes)
+    assert verdicts[i].reason == "flat_board" and observed[i].reason == "flat_board"
+    assert int(np.argmax(observed[i].value_p)) + 1 == 2

@@ -33,6 +33,7 @@ import sys
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -223,7 +224,23 @@ def blur(x: torch.Tensor, sigma: float) -> torch.Tensor:
     return F.conv2d(xp, k1.view(1, 1, -1, 1).expand(c, 1, -1, 1).contiguous(), groups=c)
 
 
-def augment(x: torch.Tensor, oriented: torch.Tensor, gen: torch.Generator, blur_share: float = 0.0) -> torch.Tensor:
+def motion_blur(x: torch.Tensor, length: int, angle_deg: float) -> torch.Tensor:
+    """A straight motion blur of ``length`` crop pixels at ``angle_deg`` on every channel (as the
+    simulator's camera effects draw it: ``sim.camera.effects``)."""
+    k = np.zeros((length, length), np.float32)
+    k[length // 2, :] = 1.0
+    rot = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), angle_deg, 1.0)
+    k = np.asarray(cv2.warpAffine(k, rot, (length, length)), dtype=np.float32)
+    k /= max(float(k.sum()), 1e-6)
+    c = x.shape[1]
+    r = length // 2
+    xp = F.pad(x, (r, length - 1 - r, r, length - 1 - r), mode="replicate")
+    kt = torch.from_numpy(k).view(1, 1, length, length).expand(c, 1, length, length).contiguous()
+    return F.conv2d(xp, kt, groups=c)
+
+
+def augment(x: torch.Tensor, oriented: torch.Tensor, gen: torch.Generator, blur_share: float = 0.0,
+            motion_share: float = 0.0) -> torch.Tensor:
     """Values are invariant to rotation, mirroring and colour. Crops whose up is known (``oriented``,
     simulator crops rotated to the vertical) are only mirrored; the others also get rot90.
     ``blur_share`` of the crops are blurred (sigma 0.6-1.6 crop pixels: the defocus and video
@@ -239,6 +256,11 @@ def augment(x: torch.Tensor, oriented: torch.Tensor, gen: torch.Generator, blur_
     gray = torch.rand(x.shape[0], generator=gen) < 0.1
     if gray.any():
         x[gray] = x[gray].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
+    if motion_share > 0:  # a camera shaken or panning while the frame is exposed: 3-11 crop pixels
+        shaken = torch.rand(x.shape[0], generator=gen) < motion_share
+        if shaken.any():
+            length = int(torch.randint(3, 12, (1,), generator=gen))
+            x[shaken] = motion_blur(x[shaken], length, float(torch.rand(1, generator=gen)) * 180.0)
     if blur_share > 0:
         soft = torch.rand(x.shape[0], generator=gen) < blur_share
         if soft.any():
@@ -249,7 +271,7 @@ def augment(x: torch.Tensor, oriented: torch.Tensor, gen: torch.Generator, blur_
 
 def run_epochs(model: DieNet, x: np.ndarray, y: np.ndarray, epochs: int, lr: float, gen: torch.Generator,
                label: str, oriented: np.ndarray | None = None, frozen_bn: bool = False,
-               blur_share: float = 0.0) -> None:
+               blur_share: float = 0.0, motion_share: float = 0.0) -> None:
     if epochs <= 0:
         return
     xt = torch.from_numpy(to_tensor(x))
@@ -268,7 +290,7 @@ def run_epochs(model: DieNet, x: np.ndarray, y: np.ndarray, epochs: int, lr: flo
         total_loss, correct = 0.0, 0
         for s in range(0, len(xt), batch):
             idx = order[s : s + batch]
-            xb = augment(xt[idx].clone(), ot[idx], gen, blur_share)
+            xb = augment(xt[idx].clone(), ot[idx], gen, blur_share, motion_share)
             yb = yt[idx]
             logits = model(xb)
             loss = F.cross_entropy(logits, yb, label_smoothing=0.05)
@@ -310,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--small-weight", type=int, default=1,
                     help="each small simulator die's crops this many times in the mixed set (far dice at low camera elevations)")
     ap.add_argument("--blur", type=float, default=0.0, help="share of training crops blurred (augmentation)")
+    ap.add_argument("--motion-blur", type=float, default=0.0,
+                    help="share of training crops given a straight motion blur of 3-11 crop pixels (augmentation)")
     ap.add_argument("--crop", choices=("up", "top"), default="up",
                     help="simulator crops: 'up' turned to the vertical (crop_die), 'top' the top face seen from above "
                          "(top_face_crop; real and synthetic crops rescaled to its scale)")
@@ -391,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     oriented = np.concatenate([np.ones(len(ysim), bool), np.zeros(len(yr) + len(pick), bool)])
     print(f"mixed set: {len(ysim)} simulator + {len(yr)} real + {len(pick)} synthetic crops", flush=True)
     run_epochs(model, xm, ym, args.epochs, args.lr, gen, "mixed", oriented, frozen_bn=args.init_onnx is not None,
-               blur_share=args.blur)
+               blur_share=args.blur, motion_share=args.motion_blur)
     train_seconds = time.time() - t_train
 
     model.eval()

@@ -33,7 +33,6 @@ import sys
 import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,6 +47,7 @@ from onnx_init import freeze_batch_norms, load_folded_convs  # noqa: E402
 from synth_dice import render_sample  # noqa: E402
 from validity_data import located_boxes, profile_for, recognizer_locate  # noqa: E402
 
+from sim.camera import motion_kernel  # noqa: E402
 from vision.dice import CROP_SIZE, DieReader, crop_die, to_tensor  # noqa: E402
 from vision.dice_data import LabelledPhoto, read_folder  # noqa: E402
 from vision.dice_validity import TOP_SPAN, top_face_crop  # noqa: E402
@@ -227,11 +227,7 @@ def blur(x: torch.Tensor, sigma: float) -> torch.Tensor:
 def motion_blur(x: torch.Tensor, length: int, angle_deg: float) -> torch.Tensor:
     """A straight motion blur of ``length`` crop pixels at ``angle_deg`` on every channel (as the
     simulator's camera effects draw it: ``sim.camera.effects``)."""
-    k = np.zeros((length, length), np.float32)
-    k[length // 2, :] = 1.0
-    rot = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), angle_deg, 1.0)
-    k = np.asarray(cv2.warpAffine(k, rot, (length, length)), dtype=np.float32)
-    k /= max(float(k.sum()), 1e-6)
+    k = motion_kernel(length, angle_deg)
     c = x.shape[1]
     r = length // 2
     xp = F.pad(x, (r, length - 1 - r, r, length - 1 - r), mode="replicate")

@@ -168,6 +168,16 @@ def distort(canvas: np.ndarray, cam: Camera) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------- effects
+def motion_kernel(length: int, angle_deg: float) -> np.ndarray:
+    """A straight motion blur's kernel: ``length`` pixels at ``angle_deg``, summing to 1."""
+    k = np.zeros((length, length), np.float32)
+    k[length // 2, :] = 1.0
+    rot = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), angle_deg, 1.0)
+    k = np.asarray(cv2.warpAffine(k, rot, (length, length)), dtype=np.float32)
+    k /= max(float(k.sum()), 1e-6)
+    return k
+
+
 def effects(img: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, dict[str, object]]:
     """White balance, vignetting, motion blur or defocus, shot/read noise (uint8 RGB in and out)."""
     info: dict[str, object] = {}
@@ -193,12 +203,7 @@ def effects(img: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, dict
     if u < 0.2:
         length = int(rng.integers(3, 10))
         ang = float(rng.uniform(0, 180))
-        k = np.zeros((length, length), np.float32)
-        k[length // 2, :] = 1.0
-        rot = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), ang, 1.0)
-        k = np.asarray(cv2.warpAffine(k, rot, (length, length)), dtype=np.float32)
-        k /= max(float(k.sum()), 1e-6)
-        out = cv2.filter2D(out, -1, k)
+        out = cv2.filter2D(out, -1, motion_kernel(length, ang))
         info["blur"] = {"motion_px": length, "angle_deg": round(ang, 1)}
     elif u < 0.4:
         sigma = float(rng.uniform(0.5, 1.4))

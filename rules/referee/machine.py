@@ -296,10 +296,10 @@ class Referee:
         self.starter: int | None = None
         self.cube_void = False  # a void cube action: wait for the cube to go back
         self._bare_tap: tuple[int, float] | None = None
-        self._taken_up = False
-        """The mover took both dice up and threw them after his roll, before moving (see :meth:`_thrown_again`)."""
         """A bar tap before any roll (frame, time), judged a pass without rolling only once the hand
         has left and :data:`BARE_TAP_WAIT_S` has passed without a cube action or a roll."""
+        self._taken_up = False
+        """The mover took both dice up and threw them after his roll, before moving (see :meth:`_thrown_again`)."""
         self._held_tap: int | None = None
         """The frame a hand of the mover came to the bar while he may still have been entering
         (:meth:`_entering`): a tap if it leaves from there and the table then shows the play complete."""

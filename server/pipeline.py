@@ -635,16 +635,14 @@ class FramePipeline:
             self._look_again(image, out, [c for k, c in enumerate(self.tracker.followed_dice())
                                           if all(r != k for r, _ in pairs)], resting, hands)
             lone_thrown = (self.config.max_dice == 2 and len(out) == 1 and not hand_present
-                           and any(math.dist(_centre(out[0]), c) <= self.config.rest_claim_px
-                                   for c in self.tracker.thrown_dice() + self.tracker.landed_unseen()))
+                           and any(math.dist(_centre(out[0]), c) <= self.config.rest_claim_px for c in self.tracker.thrown_dice()))
             n_followed = len(self.tracker.followed_dice())
             if lone_thrown and n_followed <= 1:
                 # one die of a throw found (seen rolling), and no other followed: the other may lie by
                 # it, scored under the locator's threshold (seed 321: the 1 by its throw's 4, and the
                 # roll taken as unseen; seed 322: a 6 touching its 4, half on a red point's tip, 0.21).
                 # Not beside something never seen moving (the demo's white point tip: a false die by
-                # it took the place of the next throw's die), unless it landed from a throw unseen: first
-                # seen at rest just after the dice were taken up (seed 322's 4; its 6 touching it, 0.21)
+                # it took the place of the next throw's die)
                 self._look_again(image, out, [_centre(out[0])], set(), hands, beside=True)
             if (lone_thrown and settled and len(out) == 1
                     and (n_followed <= 1 or (n_followed == 2 and len(self.tracker.lost_dice()) == 1))):

@@ -97,9 +97,6 @@ class TrackerConfig:
     """Largest jump (pixels) a die can make between two sightings and stay the same track."""
     hidden_keep_s: float = 3.0
     """A die unseen this long without a hand over the dice is reported ``lifted``."""
-    landed_s: float = 3.0
-    """A die first seen at rest while another was taken up less than this long ago landed from a throw
-    the camera did not see fly (:meth:`Tracker.landed_unseen`)."""
     back_s: float = 3.0
     """A die lifted at rest under a hand and seen again at its place, not moving, within this long was
     only hidden: it is at rest again with its reading (seen in a render: the far arm moving
@@ -427,14 +424,6 @@ class Tracker:
         """Centres of the followed dice seen away from where they appeared (more than
         ``rest_move_px``): dice of a throw, not something the locator found lying still."""
         return [tr.center for tr in self._tracks if not tr.lifted and tr.appeared_at is None]
-
-    def landed_unseen(self) -> list[tuple[float, float]]:
-        """Centres of the followed dice first seen at rest (never seen moving) while another die lies
-        taken up since less than ``landed_s``: dice of a throw whose flight the camera missed, as
-        much a throw's as those seen rolling (seed 322: both dice taken up, a 4 first seen at rest
-        0.9 s later, the 6 touching it scored 0.21 and was never looked for)."""
-        taken = any(o.lifted and self._now - o.lifted_at <= self.config.landed_s for o in self._tracks)
-        return [tr.center for tr in self._tracks if taken and not tr.lifted and tr.appeared_at is not None]
 
     def forget_unmoved(self, centre: tuple[float, float]) -> None:
         """Stop following the unmoved die (:meth:`unmoved_dice`) at ``centre``: a die the locator is

@@ -39,7 +39,7 @@ from die_crops import true_up  # noqa: E402
 from train_die_reader import blur, rotate  # noqa: E402
 from validity_data import located_boxes, profile_for, recognizer_locate  # noqa: E402
 
-from vision.dice import CROP_SIZE, DieReaders, to_tensor, up_directions  # noqa: E402
+from vision.dice import CROP_SIZE, SETTLED_ZOOMS, DieReaders, to_tensor, up_directions  # noqa: E402
 from vision.die_box import DieBoxRefiner, encode, refine_crop  # noqa: E402
 from vision.images import read_image  # noqa: E402
 
@@ -163,8 +163,6 @@ def centre_error(a: np.ndarray, b: np.ndarray) -> float:
 
 def evaluate(folder: Path, refiner: DieBoxRefiner, readers: DieReaders) -> dict:
     """Located boxes before and after refinement, against the labels, and what the readers make of them."""
-    from vision.dice import SETTLED_ZOOMS
-
     locate = recognizer_locate()
     err_before, err_after = [], []
     right = {"located": 0, "refined": 0, "labelled": 0}

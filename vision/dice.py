@@ -49,6 +49,18 @@ TOP_REBUILD_HINT = ("rebuild it with: pip install -e '.[train]' && python models
 FloatArray = npt.NDArray[np.float32]
 
 
+def crop_axes(up: Sequence[float] | None) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None:
+    """The image directions of a turned crop's x axis and down axis (:func:`crop_die` with ``up``);
+    None for an upright crop (``up`` None or of no length)."""
+    if up is None:
+        return None
+    ux, uy = float(up[0]), float(up[1])
+    n = float(np.hypot(ux, uy))
+    if n <= 1e-9:
+        return None
+    return np.array([-uy / n, ux / n]), np.array([-ux / n, -uy / n])
+
+
 def crop_die(image: npt.NDArray[np.uint8], box_xyxy: Sequence[float],
              up: Sequence[float] | None = None, margin: float = CROP_MARGIN) -> npt.NDArray[np.uint8]:
     """Cut the square crop around a die's box (pixels ``x0, y0, x1, y1``), resized to CROP_SIZE.
@@ -62,18 +74,15 @@ def crop_die(image: npt.NDArray[np.uint8], box_xyxy: Sequence[float],
         raise ValueError(f"die box {list(box_xyxy)} is empty: need x1 > x0 and y1 > y0")
     side = max(x1 - x0, y1 - y0) * (1.0 + 2.0 * margin)
     cx, cy = (x0 + x1) / 2.0, (y0 + y1) / 2.0
-    if up is not None:
-        ux, uy = float(up[0]), float(up[1])
-        n = float(np.hypot(ux, uy))
-        if n > 1e-9:
-            a = side / CROP_SIZE
-            ex, ey = -uy / n, ux / n  # crop x axis in the image
-            dx, dy = -ux / n, -uy / n  # crop y axis (down) in the image
-            inv = np.array([[a * ex, a * dx, cx - a * CROP_SIZE / 2 * (ex + dx)],
-                            [a * ey, a * dy, cy - a * CROP_SIZE / 2 * (ey + dy)]], dtype=np.float64)
-            rot = cv2.warpAffine(image, inv, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                 borderMode=cv2.BORDER_REPLICATE)
-            return np.asarray(rot, dtype=np.uint8)
+    axes = crop_axes(up)
+    if axes is not None:
+        a = side / CROP_SIZE
+        (ex, ey), (dx, dy) = axes  # the crop's x axis and y axis (down) in the image
+        inv = np.array([[a * ex, a * dx, cx - a * CROP_SIZE / 2 * (ex + dx)],
+                        [a * ey, a * dy, cy - a * CROP_SIZE / 2 * (ey + dy)]], dtype=np.float64)
+        rot = cv2.warpAffine(image, inv, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                             borderMode=cv2.BORDER_REPLICATE)
+        return np.asarray(rot, dtype=np.uint8)
     # An affine map from the square to the crop: sub-pixel exact and handles borders by replication.
     scale = CROP_SIZE / side
     m = np.array(

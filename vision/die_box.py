@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from vision.dice import crop_die, to_tensor
+from vision.dice import crop_axes, crop_die, to_tensor
 from vision.onnx import MODELS_DIR, load_session
 
 F64 = npt.NDArray[np.float64]
@@ -44,14 +44,8 @@ MAX_LOG_SCALE = 0.4
 
 
 def _axes(up: Sequence[float] | None) -> tuple[F64, F64]:
-    """The crop's x axis and down axis in the image for a crop turned by ``up`` (as :func:`crop_die`)."""
-    if up is None:
-        return np.array([1.0, 0.0]), np.array([0.0, 1.0])
-    ux, uy = float(up[0]), float(up[1])
-    n = float(np.hypot(ux, uy))
-    if n <= 1e-9:
-        return np.array([1.0, 0.0]), np.array([0.0, 1.0])
-    return np.array([-uy / n, ux / n]), np.array([-ux / n, -uy / n])
+    """The crop's x axis and down axis in the image (:func:`vision.dice.crop_axes`; upright: the image's)."""
+    return crop_axes(up) or (np.array([1.0, 0.0]), np.array([0.0, 1.0]))
 
 
 def encode(box: Sequence[float], truth: Sequence[float], up: Sequence[float] | None) -> F64:

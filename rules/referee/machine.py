@@ -1086,9 +1086,7 @@ class Referee:
         self._taken_up = False
         if sorted(d.value or 0 for _, d in dice) == sorted(self.dice) or min(max(_face_p(d)) for _, d in dice) < SURE_FACE_P:
             return False
-        unmoved = self.map.to_physical(self.roll_pos).log_likelihood(s)
-        played = [self.map.to_physical(r).log_likelihood(s) for r in self._legal_results(self.roll_pos, self.dice)]
-        if played and max(played) > unmoved:
+        if self._best_result_ll(s, self.roll_pos, self.dice) > self.map.to_physical(self.roll_pos).log_likelihood(s):
             return False
         first = self.dice
         self._take_back_roll()

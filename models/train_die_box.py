@@ -36,7 +36,7 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from die_crops import true_up  # noqa: E402
-from train_die_reader import blur, rotate  # noqa: E402
+from train_die_reader import blur, conv_block, rotate  # noqa: E402
 from validity_data import located_boxes, profile_for, recognizer_locate  # noqa: E402
 
 from vision.dice import CROP_SIZE, SETTLED_ZOOMS, DieReaders, to_tensor, up_directions  # noqa: E402
@@ -54,10 +54,7 @@ class BoxNet(nn.Module):
     def __init__(self, width: int = 1) -> None:
         super().__init__()
         c1, c2, c3, c4 = 16 * width, 24 * width, 32 * width, 32 * width
-
-        def block(cin: int, cout: int) -> list[nn.Module]:
-            return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
-
+        block = conv_block
         self.features = nn.Sequential(
             *block(3, c1), nn.MaxPool2d(2),  # 24
             *block(c1, c2), *block(c2, c2), nn.MaxPool2d(2),  # 12

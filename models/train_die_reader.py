@@ -61,6 +61,11 @@ DEFAULT_SIM_TEST = [ROOT / "data-gen" / n for n in ("board-test", "validity-test
 MIN_VISIBLE_TRAIN = 0.3
 
 
+def conv_block(cin: int, cout: int) -> list[nn.Module]:
+    """A 3x3 convolution, batch norm and ReLU (the die networks' building block)."""
+    return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+
+
 class DieNet(nn.Module):
     """About 80k parameters, ~11 M multiply-adds per 48x48 crop at ``width`` 1; ``width`` multiplies
     every layer's channels (parameters and multiply-adds grow as its square)."""
@@ -68,10 +73,7 @@ class DieNet(nn.Module):
     def __init__(self, width: int = 1) -> None:
         super().__init__()
         c1, c2, c3, c4 = 12 * width, 24 * width, 48 * width, 96 * width
-
-        def block(cin: int, cout: int) -> list[nn.Module]:
-            return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
-
+        block = conv_block
         self.features = nn.Sequential(
             *block(3, c1), nn.MaxPool2d(2),  # 24
             *block(c1, c2), *block(c2, c2), nn.MaxPool2d(2),  # 12

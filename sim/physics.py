@@ -81,6 +81,8 @@ class World:
     bodies: dict[int, Body] = field(default_factory=dict)
     dice: list[int] = field(default_factory=list)
     cube: int | None = None
+    cube_on_bar_y: float | None = None
+    """Where along the bar a centred cube lies (None when it is elsewhere): the bar's checkers go beside it."""
     checkers: list[int] = field(default_factory=list)
     hand: int | None = None
     time: float = 0.0
@@ -100,21 +102,23 @@ class World:
                                      deterministicOverlappingPairs=1, physicsClientId=client)
         w = cls(spec=spec, client=client)
         w._build_board()
+        cpos = spec.cube_pose(cube_zone, rng)
+        cube_yaw = float(rng.uniform(-0.3, 0.3)) if cpos is not None else 0.0
+        w.cube_on_bar_y = on_bar = cpos[1] if cpos is not None and cube_zone == "centre" else None
         for i, (n_light, n_dark) in enumerate(layout.points):
             # both colours only at the moment of a hit: the later colour takes the next slots
             slots = spec.checker_slots(i + 1, n_light + n_dark)
             for k, pos in enumerate(slots):
                 w._add_checker(0 if k < n_light else 1, pos, f"p{i + 1}", k)
         for c in range(2):
-            for k, pos in enumerate(spec.bar_slots(c, layout.bar[c])):
+            for k, pos in enumerate(spec.bar_slots(c, layout.bar[c], on_bar)):
                 w._add_checker(c, pos, "bar", k)
             for k, pos in enumerate(spec.off_slots(c, layout.off[c])):
                 w._add_checker(c, pos, "off", k)
         for k in range(len(dice_colours)):  # two dice, or four (two per player)
             w._add_die(k, dice_colours[k], die_friction, die_restitution)
-        cpos = spec.cube_pose(cube_zone, rng)
         if cpos is not None:
-            w._add_cube(cpos, cube_value, float(rng.uniform(-0.3, 0.3)))
+            w._add_cube(cpos, cube_value, cube_yaw)
         return w
 
     def _box(self, kind: str, name: str, centre: tuple[float, float, float], half: tuple[float, float, float],

@@ -143,14 +143,19 @@ class TableSpec:
             layer += 1
         return out
 
-    def bar_slots(self, colour: int, n: int) -> list[tuple[float, float, float]]:
-        """Checkers on the bar top: light towards the near side, dark towards the far side."""
+    def bar_slots(self, colour: int, n: int, cube_y: float | None = None) -> list[tuple[float, float, float]]:
+        """Checkers on the bar top: light towards the near side, dark towards the far side. ``cube_y``:
+        the centre of a cube lying on the bar (zone centre); the checkers go beside it, as players put
+        them (a row starting inside the cube would draw two solid bodies in one place)."""
         s = -1 if colour == 0 else 1
         d = self.checker_d * 1.01
+        first = d * 0.6
+        if cube_y is not None:  # clear of the cube whatever its yaw (half diagonal), with 1 mm to spare
+            first = max(first, s * cube_y + self.cube * 0.71 + d / 2 + 0.1)
         out = []
         for k in range(n):
             layer, k2 = divmod(k, 3)
-            out.append((0.0, s * (d * 0.6 + k2 * d), self.rail_h + self.checker_h * (layer + 0.5)))
+            out.append((0.0, s * (first + k2 * d), self.rail_h + self.checker_h * (layer + 0.5)))
         return out
 
     def off_slots(self, colour: int, n: int) -> list[tuple[float, float, float]]:

@@ -650,7 +650,7 @@ class StateRenderer:
             if change is not None:
                 place, colour, delta = change
                 if delta < 0:
-                    pos = _slot(spec, self.prev_layout, place, colour)
+                    pos = _slot(spec, self.prev_layout, place, colour, world.cube_on_bar_y)
                     if action_for:
                         uid = world._add_checker(colour, pos, "hand", 0)
                         action = {"pick": uid, "rest": world.pose(uid)}
@@ -710,11 +710,12 @@ def _layout_change(before: Any, after: Any) -> tuple[str, int, int] | None:
     return None
 
 
-def _slot(spec: Any, layout: Any, place: str, colour: int) -> tuple[float, float, float]:
-    """Resting centre of the top checker of ``colour`` at ``place`` in ``layout`` (the one a hand lifts)."""
+def _slot(spec: Any, layout: Any, place: str, colour: int, cube_y: float | None = None) -> tuple[float, float, float]:
+    """Resting centre of the top checker of ``colour`` at ``place`` in ``layout`` (the one a hand lifts;
+    ``cube_y``: a centred cube's place on the bar)."""
     if place == "bar":
         n = layout.bar[colour]
-        return spec.bar_slots(colour, n)[n - 1]
+        return spec.bar_slots(colour, n, cube_y)[n - 1]
     if place == "off":
         n = layout.off[colour]
         return spec.off_slots(colour, n)[n - 1]
@@ -812,6 +813,15 @@ class _Segment:
         self.throw: Any = None
         self.rolling: list[int] = []
         self.paths: list[tuple[HandPath, str, dict[str, Any]]] = []
+        self.arrive: list[float] = []
+        """For each hand of the state (in its order): when it reaches what it acts on; before
+        that it is on its way and touches nothing (0 when it is already there)."""
+
+    def hands_at(self, hands: list[dict[str, Any]], tau: float) -> list[dict[str, Any]]:
+        """The state's hands as the frame at ``tau`` shows them: a hand still reaching is over its
+        target but not yet touching it (a bar tap or a grab of the dice happens when it arrives)."""
+        return [{**h, "touching": False} if tau < at - 1e-9 and h.get("touching", True) else h
+                for h, at in zip(hands, self.arrive + [0.0] * (len(hands) - len(self.arrive)), strict=True)]
 
     def throwing(self, tau: float) -> bool:
         return self.throw is not None and tau < (self.throw.rest_index + 0.5) * self.dt
@@ -870,6 +880,9 @@ def _plan_segment(sr: StateRenderer, rec: dict[str, Any], prev: dict[str, Any] |
         start = hand_end.get(side, seat_edge(spec, side, float(tip[0])))
         path = HandPath(side)
         path.keys = [(0.0, start), (MOVE_S, target)]
+        # a tap, a grab, a touch of the cube happen when the hand gets there; a hand moving checkers
+        # handles them all along (the truth's position changes as it sets out, the checker in its hand)
+        seg.arrive.append(0.0 if h.get("over") == "checkers" else MOVE_S)
         t_end = MOVE_S + hold
         if "pick" in action:
             up = target + np.array([0.0, 0.0, 3.0])
@@ -1000,6 +1013,8 @@ def _frames_from_steps(steps: Iterable[Any], *, seed: int, fps: float, max_secon
                         on_record(dict(others[oi][1]))
                     oi += 1
                 out_rec = {**rec_out, "frame": k, "t": round(t, 4), "source": "sim.video"}
+                if rec_out.get("hands"):
+                    out_rec["hands"] = seg.hands_at(rec_out["hands"], tau)
                 if rolling_px:
                     out_rec["dice"] = [{**d, "center_px": rolling_px[j]} if j in rolling_px else d
                                        for j, d in enumerate(rec_out.get("dice", []))]

@@ -81,3 +81,27 @@ def test_layouts_from_random_engine_games_are_legal_spreads():
         lay = TableLayout.from_random_game(rng, max_moves=40)
         for c in range(2):
             assert sum(p[c] for p in lay.points) + lay.bar[c] + lay.off[c] == 15
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5])
+def test_checkers_on_the_bar_lie_beside_a_centred_cube(seed):
+    """A hit checker goes on the bar beside the cube, never into it (the video drew dark checkers
+    inside the cube, which no camera can see and the board reader read as a missing checker)."""
+    pytest.importorskip("pybullet")
+    from sim.physics import World
+
+    spec = TableSpec()
+    layout = TableLayout(points=tuple((0, 0) for _ in range(24)), bar=(4, 4), off=(11, 11))
+    w = World.build(spec, layout, cube_zone="centre", rng=np.random.default_rng(seed))
+    try:
+        assert w.cube is not None and w.cube_on_bar_y is not None
+        cube_y = w.pose(w.cube)[0][1]
+        bar = [u for u in w.checkers if w.bodies[u].place == "bar"]
+        assert len(bar) == 8
+        for u in bar:
+            gap = abs(w.pose(u)[0][1] - cube_y) - spec.checker_d / 2 - spec.cube / 2
+            assert gap > 0, f"a bar checker overlaps the cube by {-gap:.2f} cm"
+            # and on its owner's side of the cube: light towards the near side, dark the far side
+            assert (w.pose(u)[0][1] < cube_y) == (w.bodies[u].colour == 0)
+    finally:
+        w.disconnect()

@@ -271,3 +271,33 @@ def test_a_hand_that_went_home_does_not_come_back_from_where_it_was_before():
     assert hand_end == {}
     seg = _plan_segment(sr, none, place, later, None, 0.5, 10.0, hand_end, {})
     assert seg.paths == []  # nothing comes back
+
+
+def test_a_hand_touches_the_bar_or_the_dice_only_once_it_gets_there():
+    """The video's ground truth must describe the frame: a hand sent to tap the bar (the end of a
+    turn) or to grab the dice travels MOVE_S seconds from its seat before it touches anything. The
+    truth said 'touching the bar' from the first frame of the reach, 0.45 s before the picture showed
+    it, which the end-to-end latency then counted against the pipeline. A hand moving checkers handles
+    them all along (the truth's position changes as it sets out)."""
+    from sim.table import TableSpec
+    from sim.video import MOVE_S, _plan_segment
+
+    class Renderer:
+        spec = TableSpec()
+
+        def hand_target(self, h, action_for):
+            return np.array([0.0, -5.0]), 3.0, {}
+
+    tap = {"t": 0.0, "hands": [{"side": "near", "over": "bar", "touching": True}], "dice": []}
+    grab = {"t": 0.0, "hands": [{"side": "far", "over": "dice", "touching": True},
+                                {"side": "near", "over": "checkers", "touching": True}], "dice": []}
+    before = {"t": -1.0, "hands": [], "dice": []}
+    for rec in (tap, grab):
+        seg = _plan_segment(Renderer(), rec, before, None, None, 0.5, 10.0, {}, {})
+        for tau in (0.0, 0.1, MOVE_S - 0.05):
+            shown = seg.hands_at(rec["hands"], tau)
+            assert [h["touching"] for h in shown] == [h["over"] == "checkers" for h in rec["hands"]], tau
+        assert all(h["touching"] for h in seg.hands_at(rec["hands"], MOVE_S))
+    # nothing new (the same state held on): the hands are already there
+    seg = _plan_segment(Renderer(), tap, tap, None, None, 0.5, 10.0, {"near": np.array([0.0, -5.0, 3.0])}, {})
+    assert seg.hands_at(tap["hands"], 0.0) == tap["hands"]

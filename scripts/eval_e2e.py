@@ -37,6 +37,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -211,6 +212,21 @@ def compare(truth: dict[str, Any], seen: dict[str, Any], fps: float, window_s: f
             used.add(b["id"])
             matched.append((a["code"], a["frame"], b["frame"]))
             latencies.append((b["frame"] - a["frame"]) / fps)
+    # the two latencies: an illegal move after the end of the turn, and every dice verdict
+    # (valid or invalid) after the dice complete their 2 s at rest; the truth raises each at that moment
+    def delays(is_kind: Callable[[str], bool]) -> list[float]:
+        out = []
+        for a in truth["alerts"]:
+            if not is_kind(a["code"]) or a.get("frame") is None:
+                continue
+            near = [b["frame"] for b in seen["alerts"] if b["code"] == a["code"] and b.get("frame") is not None
+                    and abs(b["frame"] - a["frame"]) / fps <= window_s]
+            if near:
+                out.append(min(near, key=lambda f: abs(f - a["frame"])) - a["frame"])
+        return [d / fps for d in out]
+
+    verdict_lat = delays(lambda c: c == "ROLL_VALID" or c.startswith("ROLL_INVALID_"))
+    illegal_lat = delays(lambda c: c == "ILLEGAL_MOVE")
     t_all = [a for a in truth["alerts"] if a["severity"] in ALERTING]
     false = [b for b in s_alerts if b["id"] not in used and not any(
         a["code"] == b["code"] and a.get("frame") is not None and b.get("frame") is not None
@@ -234,6 +250,7 @@ def compare(truth: dict[str, Any], seen: dict[str, Any], fps: float, window_s: f
             "missed": sorted({a["code"] for a in t_alerts} - {m[0] for m in matched}),
             "false_alerts": len(false), "false_codes": sorted({b["code"] for b in false}),
             "turns_with_false_alert": min(len(bad_turns), turns), "latencies_s": latencies,
+            "verdict_latencies_s": verdict_lat, "illegal_move_latencies_s": illegal_lat,
             "false_at": where_false, "turns_wrong_at": wrong}
 
 
@@ -319,6 +336,12 @@ def main(argv: list[str] | None = None) -> int:
               f"plus per-frame processing p95 {max(r['per_frame_p95_ms'] for r in results):.0f} ms (target <= 200 ms)")
     else:
         print("alert latency: no matched alert to measure (target <= 200 ms)")
+    for what, key in (("illegal moves alerted after the end of the turn", "illegal_move_latencies_s"),
+                      ("dice verdicts after the dice completed 2 s at rest", "verdict_latencies_s")):
+        xs = [x for r in results for x in r.get(key, [])]
+        if xs:
+            print(f"  {what}: median {np.median(xs) * 1e3:.0f} ms, 95th percentile {np.percentile(xs, 95) * 1e3:.0f} ms, "
+                  f"max {max(xs) * 1e3:.0f} ms (n={len(xs)}; video time, frames every {1e3 / results[0]['fps']:.0f} ms)")
     rates = ", ".join(sorted({f"{r['fps']:g}" for r in results}))
     print(f"real-time factor: {min(rtf) if rtf else float('nan'):.2f} (worst match, at {rates} fps; target >= 1 at 30 fps)")
     (a.out / "summary.json").write_text(json.dumps(results, indent=1))

@@ -810,7 +810,7 @@ class FramePipeline:
                 self._update_background(arr, boxes)
                 if grey is not None:
                     self.hand_cue.settle(grey)
-        elif motion.moving:
+        elif motion.moving or tr.dice_in_motion:
             boxes = self.locate_dice(arr)
             # a die with a hand next to it (a checker carried past, fingers over it) is half hidden:
             # its box shifts and changes without the die moving, so it is not looked at this frame

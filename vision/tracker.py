@@ -384,6 +384,14 @@ class Tracker:
             return None
         return list(zip(self._settled_map[0], self._settled_map[1], strict=True))
 
+    @property
+    def dice_in_motion(self) -> bool:
+        """A followed die was last seen moving (and is not lost): it is looked for every frame until
+        it is seen still, even when the motion detector sees nothing (a die far from the camera
+        creeping to a stop changes few pixels: its rest would otherwise count from the next full
+        recognition, up to ``refresh_s`` late)."""
+        return any(not tr.lifted and tr.moving and not self._lost(tr) for tr in self._tracks)
+
     def mark_gone(self, centre: tuple[float, float]) -> None:
         """The followed die nearest ``centre`` is gone (its spot shows the bare table again): it was
         taken, by a hand the hand detector may not have seen. It is ``lifted`` from this frame on."""

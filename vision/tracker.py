@@ -600,7 +600,9 @@ class Tracker:
             tr.last_move = t
             tr.reset_reading()
             return
-        if t - tr.last_move >= self.config.still_s:
+        # a die only located (``rolling``: the frame was not read, its value_p says nothing) adds no
+        # look: counted, it would flatten the fused reading (``value_looks / value_n``)
+        if t - tr.last_move >= self.config.still_s and d.state != "rolling":
             tr.value_logp = tr.value_logp + np.log(np.maximum(d.value_p, 1e-6))
             tr.value_n += 1
             if d.valid_p is not None:

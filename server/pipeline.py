@@ -811,7 +811,9 @@ class FramePipeline:
                 if grey is not None:
                     self.hand_cue.settle(grey)
         elif motion.moving or tr.dice_in_motion:
-            boxes = self.locate_dice(arr)
+            # (a quiet frame is looked at as closely as a recognised one: the two looks place a die a
+            # few pixels apart, and a box that jumps between them restarts the die's rest every frame)
+            boxes = self.locate_dice(arr, settled=not motion.moving)
             # a die with a hand next to it (a checker carried past, fingers over it) is half hidden:
             # its box shifts and changes without the die moving, so it is not looked at this frame
             seen = [b for b in boxes if not self._hand_next_to(b)]

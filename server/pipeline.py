@@ -28,7 +28,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -821,6 +821,8 @@ class FramePipeline:
             dice = self._moving_dice(seen)
             die_motion = [self.motion.changed_in(motion, b) > 0.2 for b in seen]
             self._set_boxes(boxes, hands)
+        if dice:
+            dice = [replace(d, still_since=self._still_since(d.box_xyxy)) if d.box_xyxy is not None else d for d in dice]
         t1 = time.perf_counter()
         states = tr.update(frame_id, t, dice=dice, board=board, hands=hands if self.config.hands else None,
                            moving=motion.moving, die_motion=die_motion)
@@ -833,6 +835,14 @@ class FramePipeline:
         self.last_frame_id = frame_id
         return FrameResult(frame_id, t, states, recognition is not None, motion.moving, hands, list(self._boxes),
                            timings, recognition)
+
+    def _still_since(self, box: Box) -> float:
+        """The last time the motion detector saw a change inside ``box`` (-inf: never)."""
+        x0, y0, x1, y1 = (float(v) * self.motion.scale for v in box)
+        h, w = self._moved_at.shape
+        a, b = max(0, int(math.floor(x0))), min(w, int(math.ceil(x1)))
+        c, d = max(0, int(math.floor(y0))), min(h, int(math.ceil(y1)))
+        return float(self._moved_at[c:d, a:b].max()) if b > a and d > c else -math.inf
 
     def _die_spot(self, c: tuple[float, float]) -> tuple[int, int, int, int]:
         """The pixels (x0, y0, x1, y1) of a die's spot: a mean die side around its centre."""

@@ -66,6 +66,9 @@ class DieObservation:
     """Probability that the die lies validly (flat on the board, right side); None = not judged."""
     reason: str | None = None
     """One of :data:`DIE_REASONS` (the most likely physical situation), or None."""
+    still_since: float | None = None
+    """Since when nothing has moved in the die's box (the camera's motion history), when known: a die
+    first found lying still (touching the other die, found by a closer look) has been at rest since."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "value_p", _normalise(self.value_p, (6,), "DieObservation.value_p"))

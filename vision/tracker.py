@@ -375,7 +375,11 @@ class Tracker:
         pending = self._pending_since is not None or (
             bool(self._maps) and (len(set(self._maps)) > 1 or self._maps[-1] != self._settled_map))
         hand_due = self._now - self._last_recognition_t >= self.config.hand_refresh_s
-        return (quiet and (self._dirty or pending or due)) or (bool(self._hands) and hand_due)
+        # a die lying still that has not been read yet (found lying there, its rest dated from the
+        # motion history): read it now rather than at the next refresh, its verdict may be due
+        unread = hand_due and any(not tr.lifted and not tr.moving and tr.value_n == 0
+                                  and self._now - tr.last_move >= self.config.still_s for tr in self._tracks)
+        return (quiet and (self._dirty or pending or due or unread)) or (bool(self._hands) and hand_due)
 
     @property
     def settled_points(self) -> list[tuple[int, int]] | None:
@@ -557,6 +561,11 @@ class Tracker:
                 self._tracks.append(tr)
             # before the first state the stream starts with the die lying there: not a throw
             self._sight(tr, d, t, moved=started)
+            if started and d.still_since is not None and d.still_since > self._last_hand_t:
+                # first found lying still where something moved after the hands left (it landed there,
+                # touching the other die, and only a closer look found it): at rest since nothing moved
+                # in its box (seed 322: a 6 by its 5 found 1 s after it landed; its verdict 1 s late)
+                tr.last_move = min(t, d.still_since)
         # a hand reached for the dice (its tip at them): lifted at once; any other hand that was over
         # the table while a die is out of sight: lifted once the hands have been gone ``hand_gone_s``
         # and the die is still not there (an arm passing over it hides it only)

@@ -781,3 +781,34 @@ def test_frames_that_only_locate_a_die_do_not_blur_its_reading() -> None:
     assert also_located["state"] == "at_rest" and also_located["rest_s"] >= 2.0
     assert math.isclose(also_located["confidence"], only_read["confidence"], abs_tol=1e-3)
     assert also_located["confidence"] >= 0.9
+
+
+def test_a_die_first_found_lying_still_is_at_rest_since_its_box_last_moved() -> None:
+    """Seed 322: a throw's second die came to rest by the first and only a closer look found it, a
+    second after it landed; its rest counted from then, and the roll's verdict came a second late.
+    Found lying where the camera last saw motion after the hands left, a die has been at rest since
+    that motion (``still_since``); where nothing moved since before the hands left (a die-like spot
+    of the table, or a die put down by the hand), its rest counts from when it is found."""
+    board = TableObservation.from_counts([0] * 24, [0] * 24)
+
+    def second_die_found_at(still_since: float) -> dict[str, Any]:
+        t = Tracker(TrackerConfig())
+        t.update(0, 0.0, dice=[], board=board, hands=[])
+        t.update(1, 0.1, dice=[], hands=[HandObservation("near", "dice", True)])  # the throw
+        first = DieObservation(np.eye(6)[2], (400.0, 300.0))
+        out: list[dict[str, Any]] = []
+        for k in range(2, 12):  # the first die rolls in and lies still from t = 0.4
+            x = 400.0 + (40.0 * (4 - k) if k < 4 else 0.0)
+            out += t.update(k, k / 10, dice=[DieObservation(np.eye(6)[2], (x, 300.0))], board=board, hands=[],
+                            die_motion=[k < 4])
+        second = DieObservation(np.eye(6)[4], (600.0, 320.0), still_since=still_since)
+        out += t.update(12, 1.2, dice=[first, second], board=board, hands=[])
+        out += t.update(13, 1.3, dice=[first, DieObservation(np.eye(6)[4], (600.0, 320.0))], board=board, hands=[])
+        assert out
+        return out[-1]["dice"][1]
+
+    landed = second_die_found_at(0.45)  # it landed with the first, unseen
+    assert landed["state"] == "at_rest" and landed["value"] == 5
+    assert math.isclose(landed["rest_s"], 1.3 - 0.45, abs_tol=1e-6)
+    before = second_die_found_at(0.05)  # nothing moved there since the hand was over the dice
+    assert math.isclose(before.get("rest_s", 0.0), 0.1, abs_tol=1e-6) or before["state"] == "rolling"

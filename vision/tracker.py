@@ -375,11 +375,13 @@ class Tracker:
         pending = self._pending_since is not None or (
             bool(self._maps) and (len(set(self._maps)) > 1 or self._maps[-1] != self._settled_map))
         hand_due = self._now - self._last_recognition_t >= self.config.hand_refresh_s
-        # a die lying still that has not been read yet (found lying there, its rest dated from the
-        # motion history): read it now rather than at the next refresh, its verdict may be due
-        unread = hand_due and any(not tr.lifted and not tr.moving and tr.value_n == 0
-                                  and self._now - tr.last_move >= self.config.still_s for tr in self._tracks)
-        return (quiet and (self._dirty or pending or due or unread)) or (bool(self._hands) and hand_due)
+        # dice coming to their 2 s at rest are read every ``hand_refresh_s``: their verdict is formed
+        # from these looks (seed 321: a cocked die read twice, once as flat, was judged valid), and a
+        # die found lying still, its rest dated from the motion history, is read at once
+        settling = hand_due and any(not tr.lifted and not tr.moving and self.config.still_s <= self._now - tr.last_move
+                                    and (tr.value_n == 0 or self._now - tr.last_move <= self.config.settle_s)
+                                    for tr in self._tracks)
+        return (quiet and (self._dirty or pending or due or settling)) or (bool(self._hands) and hand_due)
 
     @property
     def settled_points(self) -> list[tuple[int, int]] | None:

@@ -369,12 +369,12 @@ class Tracker:
         quiet for ``quiet_s`` and something moved since the last one, or ``refresh_s`` has passed;
         or a hand is over the checkers (to count what is missing, at the refresh rate)."""
         quiet = self._now - self._last_motion_t >= self.config.quiet_s
-        due = self._now - self._last_recognition_t >= self.config.refresh_s
+        due = self._now - self._last_recognition_t >= self.config.refresh_s - 1e-9  # (times are sums of frame steps)
         # a map to confirm: recognitions disagree with the settled one, or hands were over the checkers
         # (what they did is known only from the recognitions after they have gone)
         pending = self._pending_since is not None or (
             bool(self._maps) and (len(set(self._maps)) > 1 or self._maps[-1] != self._settled_map))
-        hand_due = self._now - self._last_recognition_t >= self.config.hand_refresh_s
+        hand_due = self._now - self._last_recognition_t >= self.config.hand_refresh_s - 1e-9
         # dice coming to their 2 s at rest are read every ``hand_refresh_s``: their verdict is formed
         # from these looks (seed 321: a cocked die read twice, once as flat, was judged valid), and a
         # die found lying still, its rest dated from the motion history, is read at once

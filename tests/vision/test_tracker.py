@@ -812,3 +812,31 @@ def test_a_die_first_found_lying_still_is_at_rest_since_its_box_last_moved() -> 
     assert math.isclose(landed["rest_s"], 1.3 - 0.45, abs_tol=1e-6)
     before = second_die_found_at(0.05)  # nothing moved there since the hand was over the dice
     assert math.isclose(before.get("rest_s", 0.0), 0.1, abs_tol=1e-6) or before["state"] == "rolling"
+
+
+def test_dice_coming_to_their_two_seconds_are_read_several_times() -> None:
+    """The verdict on a roll is formed from the looks at its dice during their 2 s at rest (seed 321:
+    a cocked die read twice, once as flat, was judged valid). While a die rests under ``settle_s`` a
+    quiet table is recognised every ``hand_refresh_s``; once every die has had its 2 s, at the
+    ``refresh_s`` rate again."""
+    cfg = TrackerConfig()
+    t = Tracker(cfg)
+    board = TableObservation.from_counts([0] * 24, [0] * 24)
+    t.update(0, 0.0, dice=[], board=board, hands=[])
+    for k in range(1, 4):  # a die rolls in
+        t.update(k, k / 10, dice=[DieObservation(np.eye(6)[1], (300.0 + 40 * k, 300.0))], die_motion=[True], moving=True)
+    reads = []
+    for k in range(4, 60):
+        now = k / 10
+        t.note_motion(now, False)
+        if t.wants_recognition:
+            reads.append(now)
+            t.update(k, now, dice=[DieObservation(np.eye(6)[1], (420.0, 300.0))], board=board, hands=[])
+        else:
+            t.update(k, now, dice=None, moving=False)
+    # (the tracker decides on the previous frame's clock, as in the pipeline: at 10 fps every third frame)
+    within = [r for r in reads if r <= 0.3 + cfg.settle_s]
+    after = [r for r in reads if r > 0.3 + cfg.settle_s + 0.3]
+    assert len(within) >= 6, reads
+    assert all(b - a <= cfg.hand_refresh_s + 0.1 + 1e-6 for a, b in zip(within[1:], within[2:], strict=False)), reads
+    assert len(after) <= (5.9 - 2.6) / cfg.refresh_s + 1, reads

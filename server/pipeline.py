@@ -838,11 +838,8 @@ class FramePipeline:
 
     def _still_since(self, box: Box) -> float:
         """The last time the motion detector saw a change inside ``box`` (-inf: never)."""
-        x0, y0, x1, y1 = (float(v) * self.motion.scale for v in box)
-        h, w = self._moved_at.shape
-        a, b = max(0, int(math.floor(x0))), min(w, int(math.ceil(x1)))
-        c, d = max(0, int(math.floor(y0))), min(h, int(math.ceil(y1)))
-        return float(self._moved_at[c:d, a:b].max()) if b > a and d > c else -math.inf
+        r = self.motion.region(box, self._moved_at.shape)
+        return -math.inf if r is None else float(self._moved_at[r].max())
 
     def _die_spot(self, c: tuple[float, float]) -> tuple[int, int, int, int]:
         """The pixels (x0, y0, x1, y1) of a die's spot: a mean die side around its centre."""

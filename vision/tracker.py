@@ -257,15 +257,19 @@ class MotionDetector:
                 side = "near" if near >= far else "far"
         return Motion(float(frac), frac >= self.config.motion_frac, side, np.asarray(changed, dtype=np.uint8))
 
-    def changed_in(self, motion: Motion, box_xyxy: Sequence[float]) -> float:
-        """Share of changed pixels inside an image box (full-resolution pixels)."""
+    def region(self, box_xyxy: Sequence[float], shape: tuple[int, ...]) -> tuple[slice, slice] | None:
+        """The rows and columns of a motion-resolution array of ``shape`` that an image box (full-
+        resolution pixels) covers; None when it covers none."""
         x0, y0, x1, y1 = (float(v) * self.scale for v in box_xyxy)
-        h, w = motion.mask.shape
+        h, w = shape[:2]
         a, b = max(0, int(math.floor(x0))), min(w, int(math.ceil(x1)))
         c, d = max(0, int(math.floor(y0))), min(h, int(math.ceil(y1)))
-        if b <= a or d <= c:
-            return 0.0
-        return float(np.count_nonzero(motion.mask[c:d, a:b])) / float((b - a) * (d - c))
+        return (slice(c, d), slice(a, b)) if b > a and d > c else None
+
+    def changed_in(self, motion: Motion, box_xyxy: Sequence[float]) -> float:
+        """Share of changed pixels inside an image box (full-resolution pixels)."""
+        r = self.region(box_xyxy, motion.mask.shape)
+        return 0.0 if r is None else float(np.count_nonzero(motion.mask[r])) / float(motion.mask[r].size)
 
 
 # ------------------------------------------------------------------------------------------ dice tracks

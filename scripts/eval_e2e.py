@@ -204,26 +204,26 @@ def compare(truth: dict[str, Any], seen: dict[str, Any], fps: float, window_s: f
     s_alerts = [a for a in seen["alerts"] if a["severity"] in ALERTING]
     used: set[str] = set()
     matched, latencies = [], []
+
+    def nearest(a: dict[str, Any], alerts: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The alert of ``a``'s code nearest to it within the window, if any."""
+        if a.get("frame") is None:
+            return None
+        cands = [b for b in alerts if b["code"] == a["code"] and b.get("frame") is not None
+                 and abs(b["frame"] - a["frame"]) / fps <= window_s]
+        return min(cands, key=lambda b: abs(b["frame"] - a["frame"])) if cands else None
+
     for a in t_alerts:
-        cands = [b for b in s_alerts if b["id"] not in used and b["code"] == a["code"] and b.get("frame") is not None
-                 and a.get("frame") is not None and abs(b["frame"] - a["frame"]) / fps <= window_s]
-        if cands:
-            b = min(cands, key=lambda b: abs(b["frame"] - a["frame"]))
+        b = nearest(a, [b for b in s_alerts if b["id"] not in used])
+        if b is not None:
             used.add(b["id"])
             matched.append((a["code"], a["frame"], b["frame"]))
             latencies.append((b["frame"] - a["frame"]) / fps)
     # the issue's two latencies: an illegal move after the end of the turn, and every dice verdict
     # (valid or invalid) after the dice complete their 2 s at rest; the truth raises each at that moment
     def delays(is_kind: Callable[[str], bool]) -> list[float]:
-        out = []
-        for a in truth["alerts"]:
-            if not is_kind(a["code"]) or a.get("frame") is None:
-                continue
-            near = [b["frame"] for b in seen["alerts"] if b["code"] == a["code"] and b.get("frame") is not None
-                    and abs(b["frame"] - a["frame"]) / fps <= window_s]
-            if near:
-                out.append(min(near, key=lambda f: abs(f - a["frame"])) - a["frame"])
-        return [d / fps for d in out]
+        pairs = [(a, nearest(a, seen["alerts"])) for a in truth["alerts"] if is_kind(a["code"])]
+        return [(b["frame"] - a["frame"]) / fps for a, b in pairs if b is not None]
 
     verdict_lat = delays(lambda c: c == "ROLL_VALID" or c.startswith("ROLL_INVALID_"))
     illegal_lat = delays(lambda c: c == "ILLEGAL_MOVE")

@@ -382,7 +382,7 @@ class Tracker:
         # dice coming to their 2 s at rest are read every ``hand_refresh_s``: their verdict is formed
         # from these looks (seed 321: a cocked die read twice, once as flat, was judged valid), and a
         # die found lying still, its rest dated from the motion history, is read at once
-        settling = hand_due and any(not tr.lifted and not tr.moving and self.config.still_s <= self._now - tr.last_move
+        settling = hand_due and any(not tr.lifted and not self._rolling(tr)
                                     and (tr.value_n == 0 or self._now - tr.last_move <= self.config.settle_s)
                                     for tr in self._tracks)
         return (quiet and (self._dirty or pending or due or settling)) or (bool(self._hands) and hand_due)

@@ -465,7 +465,12 @@ class Tracker:
                 and self._now - tr.last_seen >= self.config.lost_s)
 
     def note_motion(self, t: float, moving: bool) -> None:
-        """Tell the tracker the table moved at ``t`` (done by :meth:`update` with ``motion``)."""
+        """Tell the tracker the frame at ``t`` has come, and whether the table moved in it (done by
+        :meth:`update` with ``motion``): :attr:`wants_recognition` then decides on this frame's
+        clock, not the previous frame's (one frame late)."""
+        if not math.isfinite(t) or t < self._last_t:
+            raise VisionError(f"timestamps must be finite and non-decreasing; got t={t} after {self._last_t}")
+        self._last_t = self._now = t
         if moving:
             self._last_motion_t = t
             self._dirty = True
@@ -484,11 +489,7 @@ class Tracker:
         Returns the table states to emit (zero or one)."""
         if frame_id < 0:
             raise VisionError(f"frame id must be >= 0, got {frame_id}")
-        if not math.isfinite(t) or t < self._last_t:
-            raise VisionError(f"timestamps must be finite and non-decreasing; got t={t} after {self._last_t}")
-        self._last_t = self._now = t
-        if moving is not None:
-            self.note_motion(t, moving)
+        self.note_motion(t, bool(moving))  # (checks and sets the clock; None: motion not looked for)
         if clock is not None:
             self._clock = dict(clock)
         if hands is not None:

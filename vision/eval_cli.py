@@ -112,6 +112,8 @@ class TruthDie:
     center_px: tuple[float, float]
     side_px: float
     """Larger side of its labelled box (pixels): the matching radius scales with it."""
+    visible: float | None = None
+    """Share of the die in view (not hidden by checkers, hands, the rail), None when the label does not say."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,9 @@ class SimFrame:
     """A hand is over the table in this frame (the tracker reads the board only without hands)."""
     dims: BoardDimensions | None = None
     """The board's sizes (``table_cm``), as a user measures them for the profile; None: the defaults."""
+    cube_visible: float | None = None
+    """Share of the cube in view (a cube by the near or far rail is often mostly behind it), None when
+    the cube is absent or the label does not say."""
 
 
 def _count_pair(obj: Any, where: str) -> tuple[int, int]:
@@ -194,11 +199,14 @@ def parse_sim_label(path: Path) -> SimFrame:
             reason = str(d["reason"])
             if reason not in DIE_REASONS:
                 raise ValueError(f"die reason {reason!r} is not one of {', '.join(DIE_REASONS)}")
-            dice.append(TruthDie(int(d["value"]), bool(d["valid"]), reason, (cx, cy), float(side)))
+            vis = obj.get("visible_frac")
+            dice.append(TruthDie(int(d["value"]), bool(d["valid"]), reason, (cx, cy), float(side),
+                                 None if vis is None else float(vis)))
         cube = ts.get("cube")
         zone, value = ("absent", None) if not cube else (str(cube["zone"]), int(cube["value"]))
         if zone not in CUBE_ZONES:
             raise ValueError(f"cube zone {zone!r} is not one of {', '.join(CUBE_ZONES)}")
+        cube_vis = next((o.get("visible_frac") for o in lab.get("objects", []) if o.get("kind") == "cube"), None)
         image = path.with_name(str(lab.get("image", path.stem + ".jpg")).split("/")[-1])
         style = str(lab.get("look", {}).get("style", ""))
         hands = bool(lab.get("look", {}).get("hands"))
@@ -208,7 +216,8 @@ def parse_sim_label(path: Path) -> SimFrame:
         raise VisionError(f"{path}: not a simulator frame label ({what}); see docs/sim.md for the layout, "
                           "or regenerate the frame with 'gammonwatch sim frames'") from exc
     return SimFrame(path, image, size, corners, intr, tuple(points), bar, off, tuple(dice), zone, value,
-                    rolled if rolled in ("left", "right") else None, style, hands, dims)
+                    rolled if rolled in ("left", "right") else None, style, hands, dims,
+                    None if cube_vis is None or value is None else float(cube_vis))
 
 
 def sim_label_files(datasets: Sequence[Path]) -> list[Path]:
@@ -248,6 +257,11 @@ def match_dice(truth: Sequence[TruthDie], centres: Sequence[tuple[float, float]]
     return pairs
 
 
+IN_VIEW = 0.75
+"""A die or cube with at least this share of it in view counts as in view (the report's second figures:
+what a frame can show; the tracker carries the cube and the dice through the frames that hide them)."""
+
+
 @dataclass
 class VisionTally:
     """Running counts behind the report."""
@@ -264,6 +278,8 @@ class VisionTally:
     dice_found: int = 0
     dice_matched: int = 0
     values_right: int = 0
+    in_view_matched: int = 0
+    in_view_values_right: int = 0
     recall_by_reason: dict[str, list[int]] = field(default_factory=dict)
     invalid_total: int = 0
     invalid_caught: int = 0
@@ -280,6 +296,9 @@ class VisionTally:
     quiet_points_wrong: int = 0
     quiet_boards_right: int = 0
     quiet_cube_right: int = 0
+    quiet_cube_in_view: int = 0
+    """Of the quiet frames, those whose cube is absent or in view (:data:`IN_VIEW`), and their figure."""
+    quiet_cube_in_view_right: int = 0
     ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
     part_ms: dict[str, list[float]] = field(default_factory=dict)
@@ -319,6 +338,9 @@ class VisionTally:
         for i, j in pairs:
             t, verdict = truth.dice[i], rec.verdicts[j]
             self.values_right += int(rec.dice[j].value == t.value)
+            if t.visible is not None and t.visible >= IN_VIEW:
+                self.in_view_matched += 1
+                self.in_view_values_right += int(rec.dice[j].value == t.value)
             called_valid = verdict.reason in VALID_CLASSES
             if t.valid:
                 self.valid_total += 1
@@ -346,6 +368,9 @@ class VisionTally:
             self.quiet_points_wrong += sum(bad)
             self.quiet_boards_right += int(not any(bad) and bar_ok and off_ok)
             self.quiet_cube_right += int(zone_ok and value_ok)
+            if truth.cube_value is None or (truth.cube_visible is not None and truth.cube_visible >= IN_VIEW):
+                self.quiet_cube_in_view += 1
+                self.quiet_cube_in_view_right += int(zone_ok and value_ok)
 
     def figures(self) -> dict[str, Any]:
         n = max(self.frames, 1)
@@ -379,6 +404,8 @@ class VisionTally:
                 "locator_precision": rate(self.dice_matched, self.dice_found),
                 "locator_recall_by_reason": {k: rate(v[1], v[0]) for k, v in sorted(self.recall_by_reason.items())},
                 "value_accuracy": rate(self.values_right, self.dice_matched),
+                "in_view_matched": self.in_view_matched,
+                "value_accuracy_in_view": rate(self.in_view_values_right, self.in_view_matched),
                 "invalid_dice": self.invalid_total,
                 "invalid_caught": rate(self.invalid_caught, self.invalid_total),
                 "valid_dice": self.valid_total,
@@ -390,6 +417,8 @@ class VisionTally:
                 "zone_right": rate(self.cube_zone_right, self.frames),
                 "value_right_when_present": rate(self.cube_value_right, self.cube_present),
                 "value_and_zone_right_without_hands": rate(self.quiet_cube_right, self.quiet_frames),
+                "frames_without_hands_cube_in_view": self.quiet_cube_in_view,
+                "value_and_zone_right_without_hands_in_view": rate(self.quiet_cube_in_view_right, self.quiet_cube_in_view),
                 "zone_confusion": self.cube_zones,
             },
             "time": {
@@ -435,7 +464,8 @@ def report_lines(fig: dict[str, Any], sources: Sequence[Path]) -> list[str]:
              f"  locator: recall {_pct(d['locator_recall'])} ({d['matched']}/{d['labelled']} labelled dice), "
              f"precision {_pct(d['locator_precision'])} ({d['matched']}/{d['found']} found)",
              "  recall by true reason: " + ", ".join(f"{k} {_pct(v)}" for k, v in d["locator_recall_by_reason"].items()),
-             f"  die value right: {_pct(d['value_accuracy'])} of {d['matched']} matched dice",
+             f"  die value right: {_pct(d['value_accuracy'])} of {d['matched']} matched dice "
+             f"({_pct(d['value_accuracy_in_view'])} of the {d['in_view_matched']} at least {IN_VIEW:.0%} in view)",
              f"  invalid dice caught: {_pct(d['invalid_caught'])} of {d['invalid_dice']}; "
              f"valid dice called invalid: {_pct(d['valid_called_invalid'])} of {d['valid_dice']}",
              "  reasons (rows: label, columns: read; matched dice):"]
@@ -443,7 +473,9 @@ def report_lines(fig: dict[str, Any], sources: Sequence[Path]) -> list[str]:
     lines += ["cube (target: value and zone right >= 99%)",
               f"  value and zone right: {_pct(q['value_and_zone_right'])} (zone {_pct(q['zone_right'])}, "
               f"value when present {_pct(q['value_right_when_present'])})",
-              f"  without a hand over the table: {_pct(q['value_and_zone_right_without_hands'])}",
+              f"  without a hand over the table: {_pct(q['value_and_zone_right_without_hands'])}; of those with the "
+              f"cube at least {IN_VIEW:.0%} in view or absent: {_pct(q['value_and_zone_right_without_hands_in_view'])} "
+              f"(n={q['frames_without_hands_cube_in_view']})",
               "  zones (rows: label, columns: read):"]
     lines += _matrix(q["zone_confusion"], CUBE_ZONES)
     parts = ", ".join(f"{k} {v}" for k, v in t["part_ms_median"].items())

@@ -27,7 +27,7 @@ import inspect
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -489,12 +489,10 @@ _SHARED_PARTS = {"board": "board_reader", "die_reader": "die_reader", "validity"
 """FrameRecognizer's keyword arguments for its models, and the attributes holding them."""
 
 
-def evaluate_vision(datasets: Sequence[Path], *, limit: int | None = None, styles: set[str] | None = None,
-                    rolled_half: bool = True, progress: bool = False) -> dict[str, Any]:
-    """Run :class:`FrameRecognizer` on the labelled frames and return the figures (``--json`` layout)."""
-    paths = sim_label_files(datasets)
+def labelled_frames(datasets: Sequence[Path], *, limit: int | None = None, styles: set[str] | None = None) -> list[SimFrame]:
+    """The labelled frames of the dataset folders (every label checked before a long run), of ``styles`` only."""
     frames = []
-    for p in paths:  # check every label before the long run
+    for p in sim_label_files(datasets):
         f = parse_sim_label(p)
         if styles and f.style not in styles:
             continue
@@ -504,28 +502,41 @@ def evaluate_vision(datasets: Sequence[Path], *, limit: int | None = None, style
     if not frames:
         raise VisionError(f"no frames of the styles {', '.join(sorted(styles or []))} in "
                           + ", ".join(str(d) for d in datasets))
-    first: FrameRecognizer | None = None
-    shared: dict[str, Any] = {}
-    tally = VisionTally()
+    return frames
+
+
+def recognized(frames: Sequence[SimFrame], *, rolled_half: bool = True,
+               validity: Any = None) -> Iterator[tuple[SimFrame, Recognition, float, float]]:
+    """:class:`FrameRecognizer` on each frame, with the calibration a user would make of its camera
+    (corners, intrinsics, board sizes); yields the frame, the recognition and its wall-clock and CPU
+    milliseconds. The models are loaded once (``validity``: another validity classifier)."""
+    shared: dict[str, Any] = {} if validity is None else {"validity": validity}
     for k, f in enumerate(frames):
         image = read_image(f.image_path)
         try:
             profile = CalibrationProfile.from_corners(f.corners, f.size, dims=f.dims, intrinsics=f.intrinsics)
         except CalibrationError as exc:
             raise VisionError(f"{f.label_path}: its board corners do not make a profile ({exc})") from exc
-        if first is None:  # loads the models once; later frames (other cameras) share them
-            rec = first = FrameRecognizer(profile)
+        rec = FrameRecognizer(profile, **shared)
+        if k == 0:  # the models are loaded once; later frames (other cameras) share them
             params = inspect.signature(FrameRecognizer).parameters
-            shared = {arg: getattr(first, attr) for arg, attr in _SHARED_PARTS.items()
-                      if arg in params and hasattr(first, attr)}
-        else:
-            rec = FrameRecognizer(profile, **shared)
+            shared = {arg: getattr(rec, attr) for arg, attr in _SHARED_PARTS.items()
+                      if arg in params and hasattr(rec, attr)}
         w0, c0 = time.perf_counter(), time.process_time()
         result = rec.recognize(image, rolled_half=f.rolled_half if rolled_half else None)
-        tally.ms.append((time.perf_counter() - w0) * 1e3)
-        tally.cpu_ms.append((time.process_time() - c0) * 1e3)
-        for part, ms in result.timings_ms.items():
-            tally.part_ms.setdefault(part, []).append(ms)
+        yield f, result, (time.perf_counter() - w0) * 1e3, (time.process_time() - c0) * 1e3
+
+
+def evaluate_vision(datasets: Sequence[Path], *, limit: int | None = None, styles: set[str] | None = None,
+                    rolled_half: bool = True, progress: bool = False) -> dict[str, Any]:
+    """Run :class:`FrameRecognizer` on the labelled frames and return the figures (``--json`` layout)."""
+    frames = labelled_frames(datasets, limit=limit, styles=styles)
+    tally = VisionTally()
+    for k, (f, result, ms, cpu_ms) in enumerate(recognized(frames, rolled_half=rolled_half)):
+        tally.ms.append(ms)
+        tally.cpu_ms.append(cpu_ms)
+        for part, part_ms in result.timings_ms.items():
+            tally.part_ms.setdefault(part, []).append(part_ms)
         tally.add(f, result, result.board.raw_point_counts() if result.board is not None else None)
         if progress and (k + 1) % 50 == 0:
             print(f"eval vision: {k + 1}/{len(frames)} frames", file=sys.stderr)

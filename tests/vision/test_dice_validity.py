@@ -312,3 +312,30 @@ def test_a_flat_die_the_locator_boxed_short_is_judged_flat() -> None:
     observed, verdicts = rec.read_dice(image, boxes)
     assert verdicts[i].reason == "flat_board" and observed[i].reason == "flat_board"
     assert int(np.argmax(observed[i].value_p)) + 1 == 2
+
+
+@pytest.mark.skipif(not MODEL.is_file(), reason="models/die_validity.onnx not trained yet (models/train_die_validity.py)")
+def test_the_threshold_is_calibrated_on_the_recognizers_own_verdicts() -> None:
+    """models/calibrate_validity.py collects P(valid) of the recognizer's verdicts (two looks averaged)
+    for the labelled dice it found, with the labels' validity, leaving out what is decided before the
+    threshold; its rates are the shares of invalid dice under the threshold and of valid ones."""
+    import sys
+
+    sys.path.insert(0, str(MODEL.parent))
+    from calibrate_validity import DECIDED_FIRST, collect, rates
+
+    from vision.eval_cli import labelled_frames, match_dice, recognized
+
+    valid_p, valid = collect([SAMPLE], MODEL)
+    expected = []
+    for f, rec, _, _ in recognized(labelled_frames([SAMPLE])):
+        expected += [(rec.verdicts[j].valid_p, f.dice[i].valid) for i, j in match_dice(f.dice, [d.center_px for d in rec.dice])
+                     if rec.verdicts[j].reason not in DECIDED_FIRST]
+    assert len(expected) >= 4
+    assert valid_p.tolist() == pytest.approx([p for p, _ in expected])
+    assert valid.tolist() == [v for _, v in expected]
+    assert rates(valid_p, valid, 0.0) == (0.0, 0.0) or not (~valid).any()
+    caught, false = rates(valid_p, valid, 1.0 + 1e-9)
+    assert false == 1.0 and (np.isnan(caught) or caught == 1.0)
+    t = float(np.sort(valid_p[valid])[1]) if valid.sum() >= 2 else 0.0  # the second-lowest valid die's P(valid)
+    assert rates(valid_p, valid, t)[1] == pytest.approx(1 / valid.sum())

@@ -262,6 +262,11 @@ IN_VIEW = 0.75
 what a frame can show; the tracker carries the cube and the dice through the frames that hide them)."""
 
 
+def in_view(share: float | None) -> bool:
+    """A label's visible share says the object is in view (:data:`IN_VIEW`); unknown is not."""
+    return share is not None and share >= IN_VIEW
+
+
 @dataclass
 class VisionTally:
     """Running counts behind the report."""
@@ -337,10 +342,11 @@ class VisionTally:
             r[1] += int(i in matched_t)
         for i, j in pairs:
             t, verdict = truth.dice[i], rec.verdicts[j]
-            self.values_right += int(rec.dice[j].value == t.value)
-            if t.visible is not None and t.visible >= IN_VIEW:
+            right = int(rec.dice[j].value == t.value)
+            self.values_right += right
+            if in_view(t.visible):
                 self.in_view_matched += 1
-                self.in_view_values_right += int(rec.dice[j].value == t.value)
+                self.in_view_values_right += right
             called_valid = verdict.reason in VALID_CLASSES
             if t.valid:
                 self.valid_total += 1
@@ -368,7 +374,7 @@ class VisionTally:
             self.quiet_points_wrong += sum(bad)
             self.quiet_boards_right += int(not any(bad) and bar_ok and off_ok)
             self.quiet_cube_right += int(zone_ok and value_ok)
-            if truth.cube_value is None or (truth.cube_visible is not None and truth.cube_visible >= IN_VIEW):
+            if truth.cube_value is None or in_view(truth.cube_visible):
                 self.quiet_cube_in_view += 1
                 self.quiet_cube_in_view_right += int(zone_ok and value_ok)
 

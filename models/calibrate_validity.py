@@ -26,6 +26,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "models"))
+
+from train_die_validity import quantile_threshold  # noqa: E402  (no PyTorch needed to import it)
 
 from vision.dice_validity import DEFAULT_MODEL, VALID_CLASSES, DieValidityClassifier  # noqa: E402
 from vision.eval_cli import labelled_frames, match_dice, recognized  # noqa: E402
@@ -85,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no valid dice matched in {', '.join(map(str, a.folders))}: nothing to choose a threshold on", file=sys.stderr)
         return 2
     old = DieValidityClassifier(a.model).valid_threshold
-    new = float(np.clip(np.quantile(valid_p[valid], a.max_false), 1e-4, 0.5))
+    new = quantile_threshold(valid_p[valid], a.max_false)
     print(f"{len(valid)} matched dice decided by the threshold ({int(valid.sum())} valid, {int((~valid).sum())} invalid; "
           f"valid classes {', '.join(sorted(VALID_CLASSES))})")
     for name, t in (("model's", old), ("chosen", new)):

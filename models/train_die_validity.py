@@ -130,8 +130,12 @@ def choose_threshold(probs: npt.NDArray[np.float32], y: npt.NDArray[np.int64], m
     valid = np.isin(y, VALID_IDX)
     if not valid.any():
         return 0.5
-    t = float(np.quantile(vp[valid], max_false))
-    return float(np.clip(min(t, 0.5), 1e-4, 0.5))
+    return quantile_threshold(vp[valid], max_false)
+
+
+def quantile_threshold(valid_dice_p: npt.NDArray[np.floating[Any]], max_false: float) -> float:
+    """The ``max_false`` quantile of the valid dice's P(valid), kept within 1e-4 .. 0.5."""
+    return float(np.clip(np.quantile(valid_dice_p, max_false), 1e-4, 0.5))
 
 
 def located_threshold(model: Any, data: dict[str, npt.NDArray[Any]], among: npt.NDArray[np.bool_],

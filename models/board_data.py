@@ -4,6 +4,7 @@
         [--exclude-styles walnut-wood,navy-leather] [--limit N]
     nice -n 15 python models/board_data.py build-faces DATA_DIR... --out data-gen/board-train [--copies 4]
     nice -n 15 python models/board_data.py eval DATA_DIR... [--styles walnut-wood,navy-leather] [--json]
+    nice -n 15 python models/board_data.py calibrate-trays DATA_DIR...   # vision.checkers.TRAY_TALL_*
 
 ``build`` writes ``OUT-checkers.npz`` (per frame copy the 28 strips of ``vision.checkers`` and
 their light/dark counts) and ``OUT-cube.npz`` (the 5 windows of ``vision.cube``, whether the cube
@@ -267,6 +268,67 @@ def calibrate_presence(args: argparse.Namespace) -> int:
     return 0
 
 
+def tray_share_nll(p: npt.NDArray[np.float64], truth: npt.NDArray[np.int64], start: int, share: float) -> float:
+    """Mean negative log-likelihood of the true counts ``truth`` (``N``) under tray distributions ``p``
+    (``N x 16``) with ``share`` of their probability from ``start`` checkers up spread evenly."""
+    from vision.checkers import spread_tall
+
+    q = spread_tall(p, start=start, share=share)
+    return float(-np.log(np.clip(q[np.arange(len(truth)), truth], 1e-9, None)).mean())
+
+
+def fit_tray_share(p: npt.NDArray[np.float64], truth: npt.NDArray[np.int64],
+                   starts: tuple[int, ...] = (3, 4, 5, 6, 7)) -> tuple[int, float, float]:
+    """The (start, share) of :func:`vision.checkers.spread_tall` whose tray distributions give the true
+    counts the lowest negative log-likelihood (shares 0..1 in steps of 0.05), with that value."""
+    best = (starts[0], 0.0, tray_share_nll(p, truth, starts[0], 0.0))
+    for start in starts:
+        for share in np.round(np.arange(0.0, 1.0001, 0.05), 2):
+            nll = tray_share_nll(p, truth, start, float(share))
+            if nll < best[2] - 1e-12:
+                best = (start, float(share), nll)
+    return best
+
+
+def calibrate_trays(args: argparse.Namespace) -> int:
+    """Choose ``vision.checkers.TRAY_TALL_FROM`` and ``TRAY_TALL_SHARE`` on labelled frames without a
+    hand (the tray strips' true counts against the network's flip-averaged distributions)."""
+    from vision.checkers import DEFAULT_MODEL, KIND_OF, TRAY_TALL_FROM, TRAY_TALL_SHARE, CheckerCounter
+
+    counter = CheckerCounter(args.checker_model or DEFAULT_MODEL, tray_tall_share=0.0)
+    trays = np.array([KIND_OF[n] == "tray" for n in STRIP_NAMES])
+    styles_out = set(args.exclude_styles.split(",")) if args.exclude_styles else None
+    ps, ts = [], []
+    frames = 0
+    for img_path, lab in label_files(args.dirs, exclude=styles_out, limit=args.limit):
+        if lab.get("look", {}).get("hands"):
+            continue
+        raw = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+        if raw is None:
+            print(f"skipping {img_path}: not readable", file=sys.stderr)
+            continue
+        sc = counter.count_strips(cut_strips(np.asarray(raw, dtype=np.uint8), strip_transforms(profile_for(lab))))
+        truth = strip_counts(lab)
+        ps += [sc.light_p[trays], sc.dark_p[trays]]
+        ts += [truth[trays, 0], truth[trays, 1]]
+        frames += 1
+    if not frames:
+        print("no labelled frames without a hand found in " + ", ".join(map(str, args.dirs)), file=sys.stderr)
+        return 2
+    p, t = np.concatenate(ps), np.concatenate(ts)
+    start, share, nll = fit_tray_share(p, t)
+    tall = t >= start
+    print(f"{frames} frames, {len(t)} tray strips ({int(tall.sum())} holding {start} or more)")
+    print(f"as read: NLL {tray_share_nll(p, t, start, 0.0):.4f} (those holding {start}+: "
+          f"{tray_share_nll(p[tall], t[tall], start, 0.0):.3f}), right {float((p.argmax(1) == t).mean()):.4f} "
+          f"({float((p[tall].argmax(1) == t[tall]).mean()):.3f})")
+    print(f"best: TRAY_TALL_FROM = {start}, TRAY_TALL_SHARE = {share:.2f}: NLL {nll:.4f} (those holding {start}+: "
+          f"{tray_share_nll(p[tall], t[tall], start, share):.3f})")
+    print(f"committed: TRAY_TALL_FROM = {TRAY_TALL_FROM}, TRAY_TALL_SHARE = {TRAY_TALL_SHARE:.2f}: NLL "
+          f"{tray_share_nll(p, t, TRAY_TALL_FROM, TRAY_TALL_SHARE):.4f}")
+    return 0
+
+
 def evaluate(args: argparse.Namespace) -> int:
     from vision.board_reader import BoardReader
 
@@ -277,7 +339,8 @@ def evaluate(args: argparse.Namespace) -> int:
     reader = BoardReader(checker_model=args.checker_model, cube_model=args.cube_model,
                          flip_average=not args.no_flip, cube_face_model=face_model,
                          check_totals=not args.raw_counts, cube_zone_prior=not args.no_zone_prior,
-                         **({} if args.presence_bias is None else {"presence_bias": args.presence_bias}))
+                         **({} if args.presence_bias is None else {"presence_bias": args.presence_bias}),
+                         **({} if args.tray_tall_share is None else {"tray_tall_share": args.tray_tall_share}))
     n = 0
     point_wrong = 0
     raw_point_wrong = 0
@@ -400,6 +463,11 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--cube-model", type=Path, help="window model (default models/cube_reader.onnx)")
     c.add_argument("--cube-face-model", type=Path, help="face model (default models/cube_face.onnx)")
     c.add_argument("--no-zone-prior", action="store_true", help="cube face without the zone's face frequencies")
+    t = sub.add_parser("calibrate-trays", help="choose vision.checkers.TRAY_TALL_FROM and TRAY_TALL_SHARE")
+    t.add_argument("dirs", nargs="+", type=Path)
+    t.add_argument("--exclude-styles", default="walnut-wood,navy-leather")
+    t.add_argument("--limit", type=int)
+    t.add_argument("--checker-model", type=Path)
     e = sub.add_parser("eval", help="the board reader's figures on held-out frames")
     e.add_argument("dirs", nargs="+", type=Path)
     e.add_argument("--styles", default="")
@@ -413,11 +481,14 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--raw-counts", action="store_true", help="no 15-per-colour check (decision 0460)")
     e.add_argument("--no-zone-prior", action="store_true", help="cube face without the zone's face frequencies")
     e.add_argument("--presence-bias", type=float, help="default vision.cube.PRESENCE_BIAS")
+    e.add_argument("--tray-tall-share", type=float, help="default vision.checkers.TRAY_TALL_SHARE")
     args = ap.parse_args(argv)
     if args.cmd == "build":
         return build(args)
     if args.cmd == "calibrate-presence":
         return calibrate_presence(args)
+    if args.cmd == "calibrate-trays":
+        return calibrate_trays(args)
     return build_faces(args) if args.cmd == "build-faces" else evaluate(args)
 
 

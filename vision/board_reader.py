@@ -128,17 +128,18 @@ class BoardReader:
     each colour's strip distributions on its 15 checkers (:func:`vision.checkers.check_total`;
     skipped for a colour whose reading makes 15 very unlikely, e.g. a hand holding checkers).
     ``cube_zone_prior`` (default) weighs the cube's face reading by how often each face shows in
-    its zone (:func:`vision.cube.cube_observation`).
+    its zone (:func:`vision.cube.cube_observation`). ``tray_tall_share``: see
+    :data:`vision.checkers.TRAY_TALL_SHARE` (0: the trays as the network reads them).
     """
 
     def __init__(self, checker_model: str | Path | None = None, cube_model: str | Path | bool | None = None,
                  threads: int = 1, flip_average: bool = True,
                  cube_face_model: str | Path | None = cube.DEFAULT_FACE_MODEL,
                  presence_bias: float | dict[str, float] | None = None, check_totals: bool = True,
-                 cube_zone_prior: bool = True) -> None:
+                 cube_zone_prior: bool = True, tray_tall_share: float = checkers.TRAY_TALL_SHARE) -> None:
         self.check_totals = check_totals
         self.checkers = checkers.CheckerCounter(checker_model or checkers.DEFAULT_MODEL, threads=threads,
-                                                flip_average=flip_average)
+                                                flip_average=flip_average, tray_tall_share=tray_tall_share)
         self.cube: cube.CubeReader | None = None
         if cube_model is not False:
             path = cube.DEFAULT_MODEL if cube_model in (None, True) else Path(str(cube_model))

@@ -258,6 +258,32 @@ def add_counts(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.ND
     return np.asarray(out, dtype=np.float64)
 
 
+TRAY_TALL_FROM = 6
+"""A tray strip's counts from this one up are read unreliably (borne-off checkers lie in a row and
+double up; a second layer shows only as a thicker rim): see :data:`TRAY_TALL_SHARE`."""
+TRAY_TALL_SHARE = 0.4
+"""Share of a tray strip's probability for :data:`TRAY_TALL_FROM` checkers or more that is spread
+evenly over those counts (:func:`spread_tall`). The network reads 6 or more borne-off checkers in a
+tray strip right only a third of the time and often puts less than 1% on the true count (1,044
+simulator frames of the training styles, never trained on): as it comes, its tray reading outweighs
+the 24 points in the 15-per-colour check and in the referee's likelihoods. Both values chosen by the
+negative log-likelihood of the true counts on those frames (``python models/board_data.py
+calibrate-trays``; models/checkers.md)."""
+
+
+def spread_tall(p: npt.NDArray[np.float64], start: int = TRAY_TALL_FROM, share: float = TRAY_TALL_SHARE) -> npt.NDArray[np.float64]:
+    """``p`` (``... x 16`` count distributions) with ``share`` of the probability of ``start`` or more
+    checkers spread evenly over those counts: the total for ``start`` or more, and everything below
+    it, stay as they were."""
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"share must be within 0..1, got {share}")
+    out = np.array(p, dtype=np.float64, copy=True)
+    tall = out[..., start:]
+    mass = tall.sum(axis=-1, keepdims=True)
+    out[..., start:] = (1.0 - share) * tall + share * mass / tall.shape[-1]
+    return out
+
+
 PLAYER_CHECKERS = 15
 """Checkers of each colour in a game: on the points, the bar and the trays together."""
 MIN_TOTAL_P = 1e-6
@@ -357,11 +383,18 @@ class CheckerCounter:
     (5, 0)
     """
 
-    def __init__(self, model_path: str | Path = DEFAULT_MODEL, threads: int = 1, flip_average: bool = True) -> None:
+    def __init__(self, model_path: str | Path = DEFAULT_MODEL, threads: int = 1, flip_average: bool = True,
+                 tray_tall_share: float = TRAY_TALL_SHARE) -> None:
         """``flip_average``: also classify every strip mirrored left-right (it holds the same
-        checkers) and average the two distributions (twice the model time, fewer errors)."""
+        checkers) and average the two distributions (twice the model time, fewer errors).
+        ``tray_tall_share``: how much of the tray strips' probability for many checkers is spread
+        evenly (:func:`spread_tall`; 0 keeps the network's distributions)."""
+        if not 0.0 <= tray_tall_share <= 1.0:
+            raise ValueError(f"tray_tall_share must be within 0..1, got {tray_tall_share}")
         path = Path(model_path)
         self.flip_average = flip_average
+        self.tray_tall_share = tray_tall_share
+        self._trays = np.array([KIND_OF[n] == "tray" for n in STRIP_NAMES])
         self._session = load_session(path, what="checker model", rebuild_hint=REBUILD_HINT, threads=threads)
         self.model_path = path
         self._kinds = kinds_onehot()
@@ -381,6 +414,9 @@ class CheckerCounter:
         if self.flip_average:
             lp = (lp[:N_STRIPS] + lp[N_STRIPS:]) / 2
             dp = (dp[:N_STRIPS] + dp[N_STRIPS:]) / 2
+        if self.tray_tall_share > 0.0:
+            lp[self._trays] = spread_tall(lp[self._trays], share=self.tray_tall_share)
+            dp[self._trays] = spread_tall(dp[self._trays], share=self.tray_tall_share)
         return StripCounts(lp, dp)
 
     def count(self, image: U8, profile: CalibrationProfile) -> StripCounts:

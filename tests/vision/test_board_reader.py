@@ -181,3 +181,23 @@ def test_a_checker_behind_the_cube_on_the_bar_is_not_moved_to_a_doubtful_point()
     assert reading.cube is not None and reading.cube.zone == "centre"
     assert reading.bar_counts() == (0, 1)
     assert reading.point_counts()[9] == (0, 0)
+
+
+def test_the_tray_calibration_spreads_tall_counts_only_when_the_reader_is_overconfident_there() -> None:
+    """models/board_data.fit_tray_share: on trays read sure but often wrong from 6 checkers up it
+    chooses to spread those counts; on trays read right it keeps the network's distributions."""
+    from models.board_data import fit_tray_share, tray_share_nll
+
+    rng = np.random.default_rng(5)
+    truth = rng.integers(0, 15, size=2000)
+    read = truth.copy()
+    tall = truth >= 6
+    read[tall] = np.clip(truth[tall] + rng.integers(-3, 4, size=int(tall.sum())), 6, 15)  # tall trays misread
+    p = np.full((len(truth), 16), 1e-6)
+    p[np.arange(len(truth)), read] = 1.0
+    p /= p.sum(axis=1, keepdims=True)
+    start, share, nll = fit_tray_share(p, truth)
+    assert share > 0.3 and start in (5, 6)
+    assert nll < tray_share_nll(p, truth, start, 0.0) / 2
+    start, share, nll = fit_tray_share(np.where(p > 0.5, 1.0, 1e-6) / (1 + 15e-6), np.where(tall, read, truth))
+    assert share == 0.0  # every tray read right: nothing to spread

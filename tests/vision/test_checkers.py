@@ -18,12 +18,16 @@ from vision.checkers import (
     STRIP_H,
     STRIP_NAMES,
     STRIP_W,
+    KIND_OF,
+    TRAY_TALL_FROM,
+    TRAY_TALL_SHARE,
     CheckerCounter,
     add_counts,
     check_total,
     cut_strips,
     hidden_strips,
     region_homographies,
+    spread_tall,
     strip_cover,
     strip_transforms,
     strips,
@@ -212,6 +216,44 @@ def test_the_total_check_stands_aside_when_fifteen_is_implausible() -> None:
     assert not res.applied and res.total_p < MIN_TOTAL_P
     assert res.best.tolist() == [0] * N_STRIPS
     np.testing.assert_allclose(res.marginals, p / p.sum(axis=1, keepdims=True))
+
+
+def test_spreading_a_tray_s_tall_counts_keeps_the_totals_and_the_counts_below() -> None:
+    rng = np.random.default_rng(3)
+    p = rng.dirichlet(np.full(COUNTS, 0.3), size=5)
+    q = spread_tall(p, start=6, share=0.4)
+    np.testing.assert_allclose(q[:, :6], p[:, :6])
+    np.testing.assert_allclose(q[:, 6:].sum(axis=1), p[:, 6:].sum(axis=1))
+    np.testing.assert_allclose(q.sum(axis=1), 1.0)
+    assert np.all(q[:, 6:].max(axis=1) <= p[:, 6:].max(axis=1) + 1e-12)  # flatter, never sharper
+    np.testing.assert_allclose(spread_tall(p, start=6, share=0.0), p)
+    flat = spread_tall(p, start=6, share=1.0)[:, 6:]
+    np.testing.assert_allclose(flat, flat[:, :1].repeat(COUNTS - 6, axis=1))
+    with pytest.raises(ValueError, match="share"):
+        spread_tall(p, share=1.5)
+    with pytest.raises(ValueError, match="tray_tall_share"):
+        CheckerCounter(tray_tall_share=-0.1)
+
+
+def test_a_tall_tray_read_short_is_made_whole_by_the_total_once_its_tall_counts_are_spread() -> None:
+    # light: 4 sure checkers on point 1, 11 borne off in the near tray, which the network reads as 9
+    # and all but rules out 11 (what the simulator's trays show: 6+ read right a third of the time)
+    trays = [i for i, n in enumerate(STRIP_NAMES) if KIND_OF[n] == "tray"]
+    near = STRIP_NAMES.index("off-near")
+    p = np.full((N_STRIPS, COUNTS), 1e-9)
+    p[:, 0] = 1.0
+    p[0] = 1e-9
+    p[0, 4] = 1.0
+    p[near] = 1e-9
+    p[near, 9], p[near, 8], p[near, 10] = 0.97, 0.02, 0.01
+    p /= p.sum(axis=1, keepdims=True)
+    as_read = check_total(p)
+    assert not as_read.applied and as_read.best[near] == 9  # 15 implausible: the raw reading stands
+    q = p.copy()
+    q[trays] = spread_tall(p[trays])
+    spread = check_total(q)
+    assert spread.applied and spread.best[near] == 11 and spread.best[0] == 4 and spread.best.sum() == 15
+    assert TRAY_TALL_FROM <= 9 and TRAY_TALL_SHARE > 0
 
 
 def _hand_over(prof: CalibrationProfile, board_view, rect_cm: tuple[float, float, float, float], scale: float) -> np.ndarray:

@@ -13,12 +13,12 @@ from calibration.board import BoardDimensions, board_to_image
 from calibration.profile import CalibrationProfile
 from vision.checkers import (
     COUNTS,
+    KIND_OF,
     MIN_TOTAL_P,
     N_STRIPS,
     STRIP_H,
     STRIP_NAMES,
     STRIP_W,
-    KIND_OF,
     TRAY_TALL_FROM,
     TRAY_TALL_SHARE,
     CheckerCounter,

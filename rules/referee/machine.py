@@ -2459,7 +2459,19 @@ class Referee:
             return
         if self.phase not in (Phase.PRE_ROLL, Phase.ROLLING) or (p.observed is not None and self.position != p.observed.with_turn(self.turn)):
             return
-        if s.counts(Colour.LIGHT) == self.map.to_physical(p.restore).light and PhysicalBoard.from_state(s) == self.map.to_physical(p.restore):
+        restore = self.map.to_physical(p.restore)
+        if p.observed is not None and self.map.to_physical(p.observed) == restore:
+            # the illegal play was no play at all (a player who could move ended his turn, or the dice
+            # were misread so that a dance looked like one: seed 313, a 6-6 read as 6-4 with a checker on
+            # the bar): the board already shows the position after the roll, so nothing is put back.
+            # The correction is the legal play itself; until then the illegal "no play" stands or falls
+            # by its deadline (it was taken as corrected at once, the offender put back on turn, and the
+            # opponent's next roll called premature, again and again)
+            board = PhysicalBoard.from_state(s)
+            if board != restore and board in {self.map.to_physical(r) for r in self._legal_results(p.restore, p.dice)}:
+                self._rollback_to_pending(s.frame)
+            return
+        if s.counts(Colour.LIGHT) == restore.light and PhysicalBoard.from_state(s) == restore:
             self._rollback_to_pending(s.frame)
 
     def _reset_checks(self, s: TableState) -> None:

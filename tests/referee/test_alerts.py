@@ -1832,6 +1832,45 @@ def test_restoring_the_position_after_the_roll_is_a_correction_and_play_goes_on(
     assert plays == ["8/5 6/5", "24/18 18/14"] or plays == ["8/5 6/5", "24/14"]
 
 
+def _no_play_opening() -> Scenario:
+    """Light ends his turn without playing the 3-1 he could play (or a dance was read as a roll that
+    enters: seed 313's 6-6 read as 6-4 with a checker on the bar): the board already shows the
+    position after the roll."""
+    s = Scenario(end_signal=EndSignal.BAR_TAP)
+    s.opening("light", 3, 1)
+    s.end_turn("light")
+    assert s.codes() == ["ILLEGAL_MOVE"]
+    return s
+
+
+def test_an_illegal_no_play_is_not_corrected_by_the_board_it_left_and_stands_at_the_opponents_roll():
+    # RG19 4.2.3.2: the correction restores the position after the roll and plays legally; with no
+    # play there is nothing to restore, so the board does not correct it by itself (it did, at once:
+    # light was put back on turn and dark's roll was called premature, the illegal move raised again)
+    s = _no_play_opening()
+    assert s.ref.pending is not None and "CORRECTION_COMPLETE" not in s.all_codes()
+    s.roll("dark", 6, 4)
+    assert s.all_codes()[-1] == "ILLEGAL_MOVE_STANDS"
+    s.play("dark", "24/18 18/14")
+    s.end_turn("dark")
+    assert s.codes() == ["ILLEGAL_MOVE"]  # no FAST_ROLL, no second ILLEGAL_MOVE, no off-turn touch
+    entries = s.ref.transcript().games[0].entries
+    assert [(e.dice, str(e.play)) for e in entries] == [((3, 1), ""), ((6, 4), "24/14")]
+
+
+def test_an_illegal_no_play_is_corrected_by_playing_legally():
+    s = _no_play_opening()
+    s.play("light", "8/5 6/5")
+    assert "CORRECTION_COMPLETE" in s.all_codes() and s.ref.pending is None
+    s.end_turn("light")
+    s.roll("dark", 6, 4)
+    s.play("dark", "24/18 18/14")
+    s.end_turn("dark")
+    assert s.codes() == ["ILLEGAL_MOVE"]
+    plays = [str(e.play) for e in s.ref.transcript().games[0].entries if e.play is not None]
+    assert plays[0] == "8/5 6/5" and len(plays) == 2
+
+
 def test_monitor_let_stand_and_rollback_decisions():
     s = _illegal_opening()
     alert = s.last("ILLEGAL_MOVE")

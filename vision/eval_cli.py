@@ -304,11 +304,6 @@ class VisionTally:
     quiet_cube_in_view: int = 0
     """Of the quiet frames, those whose cube is absent or in view (:data:`IN_VIEW`), and their figure."""
     quiet_cube_in_view_right: int = 0
-    hand_points: int = 0
-    """Points of the frames with a hand over the table that the reading does not take as hidden by it."""
-    hand_points_wrong: int = 0
-    hand_points_hidden: int = 0
-    """Points of those frames read as unknown: a hand may hide them (``BoardReading.hidden``)."""
     ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
     part_ms: dict[str, list[float]] = field(default_factory=dict)
@@ -374,14 +369,6 @@ class VisionTally:
             self.cube_value_right += int(value_ok)
         row = self.cube_zones.setdefault(truth.cube_zone, {})
         row[pz] = row.get(pz, 0) + 1
-        if truth.hands:
-            hidden = set(board.hidden)  # strip indices: points 1..24 are strips 0..23
-            for i in range(24):
-                if i in hidden:
-                    self.hand_points_hidden += 1
-                else:
-                    self.hand_points += 1
-                    self.hand_points_wrong += int(bad[i])
         if not truth.hands:
             self.quiet_frames += 1
             self.quiet_points_wrong += sum(bad)
@@ -414,9 +401,6 @@ class VisionTally:
                 "frames_without_hands": self.quiet_frames,
                 "point_error_rate_without_hands": rate(self.quiet_points_wrong, 24 * self.quiet_frames),
                 "boards_exactly_right_without_hands": rate(self.quiet_boards_right, self.quiet_frames),
-                "frames_with_hands": self.frames - self.quiet_frames,
-                "points_hidden_share_with_hands": rate(self.hand_points_hidden, self.hand_points + self.hand_points_hidden),
-                "point_error_rate_with_hands_not_hidden": rate(self.hand_points_wrong, self.hand_points),
             },
             "dice": {
                 "labelled": self.dice_labelled,
@@ -479,9 +463,6 @@ def report_lines(fig: dict[str, Any], sources: Sequence[Path]) -> list[str]:
              f"  the {c['frames_without_hands']} frames without a hand over the table (what the tracker reads): "
              f"per-point error {_pct(c['point_error_rate_without_hands'])}, "
              f"boards exactly right {_pct(c['boards_exactly_right_without_hands'])}",
-             f"  the {c['frames_with_hands']} frames with a hand: {_pct(c['points_hidden_share_with_hands'])} of their "
-             f"points read as hidden by it (unknown), per-point error on the others "
-             f"{_pct(c['point_error_rate_with_hands_not_hidden'])}",
              "  per-point error by the taller colour's true count: " + ", ".join(
                  f"{k}: {_pct(v)} (n={c['points_by_true_count'][k]})"
                  for k, v in c["point_error_rate_by_true_count"].items()),

@@ -2468,7 +2468,7 @@ class Referee:
             # by its deadline (it was taken as corrected at once, the offender put back on turn, and the
             # opponent's next roll called premature, again and again)
             board = PhysicalBoard.from_state(s)
-            if board != restore and board in {self.map.to_physical(r) for r in self._legal_results(p.restore, p.dice)}:
+            if board in {self.map.to_physical(r) for r in self._legal_results(p.restore, p.dice)}:  # (restore is none: a play was legal)
                 self._rollback_to_pending(s.frame)
             return
         if s.counts(Colour.LIGHT) == restore.light and PhysicalBoard.from_state(s) == restore:

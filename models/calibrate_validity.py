@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "models"))
 
+from onnx_init import set_metadata  # noqa: E402
 from train_die_validity import quantile_threshold  # noqa: E402  (no PyTorch needed to import it)
 
 from vision.dice_validity import DEFAULT_MODEL, VALID_CLASSES, DieValidityClassifier  # noqa: E402
@@ -64,13 +65,7 @@ def write_threshold(model: Path, threshold: float, source: str) -> None:
     import onnx
 
     m = onnx.load(str(model))
-    meta = {p.key: p.value for p in m.metadata_props}
-    meta["valid_threshold"] = f"{threshold:.5f}"
-    meta["valid_threshold_source"] = source
-    del m.metadata_props[:]
-    for k, v in meta.items():
-        entry = m.metadata_props.add()
-        entry.key, entry.value = k, v
+    set_metadata(m, {"valid_threshold": f"{threshold:.5f}", "valid_threshold_source": source})
     tmp = model.with_name(model.stem + ".tmp.onnx")
     onnx.save(m, str(tmp))
     tmp.replace(model)

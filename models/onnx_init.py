@@ -6,7 +6,8 @@ An export folds each batch norm into the convolution before it (inference mode),
 batch norm's shift over unit statistics (scale 1, mean 0, variance 1); the batch norms must then stay
 in inference mode while training (:func:`freeze_batch_norms` after each ``model.train()``), so the
 network computes what the export computed. Used by ``train_die_reader.py`` and
-``train_die_validity.py`` (``--init-onnx`` / ``--init``).
+``train_die_validity.py`` (``--init-onnx`` / ``--init``). :func:`set_metadata` writes the metadata the
+run time reads (thresholds, crop kinds) into an exported model.
 """
 
 from __future__ import annotations
@@ -52,3 +53,13 @@ def freeze_batch_norms(model: Any) -> None:
     for m in model.modules():
         if isinstance(m, nn.BatchNorm2d):
             m.eval()
+
+
+def set_metadata(model: Any, values: dict[str, str]) -> None:
+    """Set ``values`` in an ``onnx.ModelProto``'s metadata, replacing keys it already has."""
+    meta = {p.key: p.value for p in model.metadata_props}
+    meta.update(values)
+    del model.metadata_props[:]
+    for k, v in meta.items():
+        entry = model.metadata_props.add()
+        entry.key, entry.value = k, v

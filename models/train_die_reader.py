@@ -43,7 +43,7 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from die_crops import REAL_TOP_ENLARGE, enlarge, shrink_crops, sim_test_crops, true_up  # noqa: E402
-from onnx_init import freeze_batch_norms, load_folded_convs  # noqa: E402
+from onnx_init import freeze_batch_norms, load_folded_convs, set_metadata  # noqa: E402
 from synth_dice import render_sample  # noqa: E402
 from validity_data import located_boxes, profile_for, recognizer_locate  # noqa: E402
 
@@ -425,9 +425,7 @@ def main(argv: list[str] | None = None) -> int:
         import onnx
 
         m = onnx.load(str(args.out))
-        for k, v in {"crop_kind": "top", "top_span": f"{TOP_SPAN}"}.items():
-            entry = m.metadata_props.add()
-            entry.key, entry.value = k, v
+        set_metadata(m, {"crop_kind": "top", "top_span": f"{TOP_SPAN}"})
         onnx.save(m, str(args.out))
     # check ONNX Runtime against PyTorch, then measure through the run-time code path
     reader = DieReader(args.out)

@@ -37,7 +37,7 @@ if str(ROOT) not in sys.path:
 if str(ROOT / "models") not in sys.path:
     sys.path.insert(0, str(ROOT / "models"))
 
-from onnx_init import freeze_batch_norms, load_folded_convs  # noqa: E402
+from onnx_init import freeze_batch_norms, load_folded_convs, set_metadata  # noqa: E402
 
 from vision.dice_validity import (  # noqa: E402
     N_FEATURES,
@@ -216,9 +216,7 @@ def export(model: Any, path: Path, threshold: float, info: dict[str, str]) -> No
     m = onnx.load(str(tmp))
     meta = {"valid_threshold": f"{threshold:.5f}", "classes": ",".join(POSE_CLASSES), "crop_kind": "rectified",
             "rect_size": str(RECT_SIZE), "rect_span": f"{RECT_SPAN}", "rect_shift": f"{RECT_SHIFT}", **info}
-    for k, v in meta.items():
-        entry = m.metadata_props.add()
-        entry.key, entry.value = k, v
+    set_metadata(m, meta)
     onnx.save(m, str(tmp))
     tmp.replace(path)
 

@@ -64,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("model", type=Path, help="the die reader's ONNX file (as exported, temperature 1)")
     ap.add_argument("--sim", type=Path, nargs="+", required=True, help="simulator frame folders never trained on")
     ap.add_argument("--out", type=Path, default=None, help="where to write the calibrated model (default: over the input)")
+    ap.add_argument("--all-dice", action="store_true",
+                    help="fit on every die, also those that do not show their value (tilted past 30 degrees, under the "
+                         "other die: their label is a guess); before session 21 the fit was on all dice")
     args = ap.parse_args(argv)
     import onnx
     from onnx import numpy_helper
@@ -74,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     for folder in args.sim:
         if not (folder / "frames").is_dir():
             raise SystemExit(f"{folder}: no frames/ folder; render one with: gammonwatch sim frames --n 400 --out {folder} --seed N")
-        x, y, _ = sim_test_crops(folder, kind)
+        x, y, _ = sim_test_crops(folder, kind, showing_only=not args.all_dice)
         xs.append(x)
         ys.append(y)
     x, y = np.concatenate(xs), np.concatenate(ys)
@@ -104,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     got = np.asarray(check.run(None, {name: t_in[:64]})[0], dtype=np.float64)
     assert np.allclose(got, logits[:64] / t_best, atol=1e-3), "the folded model does not give logits / T"
     record = {"temperature": t_best, "dice": int(len(y)), "data": [str(f) for f in args.sim],
+              "dice_kind": "all" if args.all_dice else "showing their value",
               "before": before, "after": after, "model": str(out)}
     Path(str(out).removesuffix(".onnx") + ".calibration.json").write_text(json.dumps(record, indent=1) + "\n")
     print(f"wrote {out} (last layer divided by {t_best})")

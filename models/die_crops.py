@@ -17,6 +17,7 @@ import cv2  # noqa: E402
 from calibration.profile import CalibrationProfile  # noqa: E402
 from vision.dice import CROP_MARGIN, CROP_SIZE, crop_die, up_directions  # noqa: E402
 from vision.dice_validity import TOP_SPAN, top_face_crop  # noqa: E402
+from vision.eval_cli import die_shows_value  # noqa: E402
 from vision.images import read_image  # noqa: E402
 
 
@@ -56,16 +57,18 @@ def shrink_crops(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def sim_test_crops(folder: Path, crop: str = "up") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def sim_test_crops(folder: Path, crop: str = "up", showing_only: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Simulator dice of a frames folder (fully in frame, at least half visible), labelled box, vertical
     from a corners-only profile (as ``recognize --corners``); also whether each die lies flat on the board.
     ``crop`` "top": :func:`top_face_crop` with the camera solved from the 8 labelled corners alone
-    (``assumed_camera``, what the run time does for a profile without intrinsics)."""
+    (``assumed_camera``, what the run time does for a profile without intrinsics). ``showing_only``: only
+    the dice that show their value (``vision.eval_cli.die_shows_value``)."""
     xs, ys, flat = [], [], []
     for path in sorted((folder / "frames").glob("*.json")):
         lab = json.loads(path.read_text())
         dice = [o for o in lab["objects"] if o.get("kind") == "die" and o.get("box_xyxy") is not None
-                and o.get("fully_in_frame") and o.get("visible_frac", 0) >= 0.5]
+                and o.get("fully_in_frame") and o.get("visible_frac", 0) >= 0.5
+                and not (showing_only and die_shows_value(o, lab["objects"]) is False)]
         if not dice:
             continue
         img = read_image(path.with_suffix(".jpg"))

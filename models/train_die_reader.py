@@ -51,6 +51,7 @@ from sim.camera import motion_kernel  # noqa: E402
 from vision.dice import CROP_SIZE, DieReader, crop_die, to_tensor  # noqa: E402
 from vision.dice_data import LabelledPhoto, read_folder  # noqa: E402
 from vision.dice_validity import TOP_SPAN, top_face_crop  # noqa: E402
+from vision.eval_cli import die_shows_value  # noqa: E402
 from vision.images import read_image  # noqa: E402
 
 SEED = 20261121
@@ -162,9 +163,11 @@ def sim_train_crops(folder: Path, variants: int, seed: int, crop: str = "up",
     alone, jittered by 1.5 px in all but the first crop, as the run time does without intrinsics.
     ``located``: the jittered crops take the box the trained dice locator finds for the die instead
     (the second as found, the others jittered by 3% of its side; the labelled box jittered where the
-    locator missed it), as the run time cuts them (models/die_reader.md, session 16)."""
+    locator missed it), as the run time cuts them (models/die_reader.md, session 16). Dice that do not
+    show their value (``vision.eval_cli.die_shows_value``: tilted past 30 degrees, under the other die)
+    are left out: their label is a guess the network would learn as noise (session 21)."""
     labels = sorted((folder / "frames").glob("*.json"))
-    kind = ("_top" if crop == "top" else "") + ("_located" if located else "")
+    kind = ("_top" if crop == "top" else "") + ("_located" if located else "") + "_shows"
     cache = ROOT / "data-gen" / f"die_reader_sim_{folder.name}_{len(labels)}_{variants}_{seed}_sized{kind}.npz"
     if cache.is_file():
         d = np.load(cache)
@@ -175,7 +178,7 @@ def sim_train_crops(folder: Path, variants: int, seed: int, crop: str = "up",
     for path in labels:
         lab = json.loads(path.read_text())
         dice = [o for o in lab["objects"] if o.get("kind") == "die" and o.get("box_xyxy") is not None
-                and o.get("visible_frac", 0) >= MIN_VISIBLE_TRAIN]
+                and o.get("visible_frac", 0) >= MIN_VISIBLE_TRAIN and die_shows_value(o, lab["objects"]) is not False]
         if not dice:
             continue
         img = read_image(path.with_suffix(".jpg"))
@@ -238,7 +241,7 @@ def motion_blur(x: torch.Tensor, length: int, angle_deg: float) -> torch.Tensor:
 
 
 def augment(x: torch.Tensor, oriented: torch.Tensor, gen: torch.Generator, blur_share: float = 0.0,
-            motion_share: float = 0.0) -> torch.Tensor:
+            motion_share: float = 0.0, motion_max: int = 11) -> torch.Tensor:
     """Values are invariant to rotation, mirroring and colour. Crops whose up is known (``oriented``,
     simulator crops rotated to the vertical) are only mirrored; the others also get rot90.
     ``blur_share`` of the crops are blurred (sigma 0.6-1.6 crop pixels: the defocus and video
@@ -254,10 +257,10 @@ def augment(x: torch.Tensor, oriented: torch.Tensor, gen: torch.Generator, blur_
     gray = torch.rand(x.shape[0], generator=gen) < 0.1
     if gray.any():
         x[gray] = x[gray].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
-    if motion_share > 0:  # a camera shaken or panning while the frame is exposed: 3-11 crop pixels
+    if motion_share > 0:  # a camera shaken or panning while the frame is exposed: 3 to motion_max crop pixels
         shaken = torch.rand(x.shape[0], generator=gen) < motion_share
         if shaken.any():
-            length = int(torch.randint(3, 12, (1,), generator=gen))
+            length = int(torch.randint(3, motion_max + 1, (1,), generator=gen))
             x[shaken] = motion_blur(x[shaken], length, float(torch.rand(1, generator=gen)) * 180.0)
     if blur_share > 0:
         soft = torch.rand(x.shape[0], generator=gen) < blur_share
@@ -269,7 +272,7 @@ def augment(x: torch.Tensor, oriented: torch.Tensor, gen: torch.Generator, blur_
 
 def run_epochs(model: DieNet, x: np.ndarray, y: np.ndarray, epochs: int, lr: float, gen: torch.Generator,
                label: str, oriented: np.ndarray | None = None, frozen_bn: bool = False,
-               blur_share: float = 0.0, motion_share: float = 0.0) -> None:
+               blur_share: float = 0.0, motion_share: float = 0.0, motion_max: int = 11) -> None:
     if epochs <= 0:
         return
     xt = torch.from_numpy(to_tensor(x))
@@ -288,7 +291,7 @@ def run_epochs(model: DieNet, x: np.ndarray, y: np.ndarray, epochs: int, lr: flo
         total_loss, correct = 0.0, 0
         for s in range(0, len(xt), batch):
             idx = order[s : s + batch]
-            xb = augment(xt[idx].clone(), ot[idx], gen, blur_share, motion_share)
+            xb = augment(xt[idx].clone(), ot[idx], gen, blur_share, motion_share, motion_max)
             yb = yt[idx]
             logits = model(xb)
             loss = F.cross_entropy(logits, yb, label_smoothing=0.05)
@@ -331,7 +334,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="each small simulator die's crops this many times in the mixed set (far dice at low camera elevations)")
     ap.add_argument("--blur", type=float, default=0.0, help="share of training crops blurred (augmentation)")
     ap.add_argument("--motion-blur", type=float, default=0.0,
-                    help="share of training crops given a straight motion blur of 3-11 crop pixels (augmentation)")
+                    help="share of training crops given a straight motion blur of 3 to --motion-max crop pixels (augmentation)")
+    ap.add_argument("--motion-max", type=int, default=11,
+                    help="longest motion blur, crop pixels (the simulator's 9 px on a 20 px die is 17 crop pixels)")
     ap.add_argument("--crop", choices=("up", "top"), default="up",
                     help="simulator crops: 'up' turned to the vertical (crop_die), 'top' the top face seen from above "
                          "(top_face_crop; real and synthetic crops rescaled to its scale)")
@@ -413,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
     oriented = np.concatenate([np.ones(len(ysim), bool), np.zeros(len(yr) + len(pick), bool)])
     print(f"mixed set: {len(ysim)} simulator + {len(yr)} real + {len(pick)} synthetic crops", flush=True)
     run_epochs(model, xm, ym, args.epochs, args.lr, gen, "mixed", oriented, frozen_bn=args.init_onnx is not None,
-               blur_share=args.blur, motion_share=args.motion_blur)
+               blur_share=args.blur, motion_share=args.motion_blur, motion_max=args.motion_max)
     train_seconds = time.time() - t_train
 
     model.eval()

@@ -114,6 +114,8 @@ class TruthDie:
     """Larger side of its labelled box (pixels): the matching radius scales with it."""
     visible: float | None = None
     """Share of the die in view (not hidden by checkers, hands, the rail), None when the label does not say."""
+    shows_value: bool | None = None
+    """Its top face shows its value (:func:`die_shows_value`), None when the label does not say."""
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,32 @@ class SimFrame:
     cube_visible: float | None = None
     """Share of the cube in view (a cube by the near or far rail is often mostly behind it), None when
     the cube is absent or the label does not say."""
+
+
+SHOWS_VALUE_TILT_DEG = 30.0
+"""A die tilted more than this from flat has no one face on top: the label's value (the face nearest
+the vertical) is a guess between two faces, and the rules make it a cocked roll anyway (RG19 4.1.4.3)."""
+
+
+def die_shows_value(obj: dict[str, Any], objects: Sequence[dict[str, Any]]) -> bool | None:
+    """Whether a simulator label's die (an ``objects`` entry of kind "die") shows its value on top: tilted
+    at most :data:`SHOWS_VALUE_TILT_DEG` from flat and not under the other die (a die resting on it
+    hides its top face, whatever the camera). None when the label has no physical pose."""
+    phys, pose = obj.get("physical"), obj.get("pose")
+    if not isinstance(phys, dict) or "tilt_deg" not in phys:
+        return None
+    if float(phys["tilt_deg"]) > SHOWS_VALUE_TILT_DEG:
+        return False
+    if isinstance(pose, dict) and "position_cm" in pose:
+        x, y = (float(v) for v in pose["position_cm"][:2])
+        for other in objects:
+            if other is obj or other.get("kind") != "die" or "die" not in other.get("physical", {}).get("supports", []):
+                continue
+            opos = other.get("pose", {}).get("position_cm")
+            size = float(obj.get("size_cm", 1.6))
+            if opos is not None and np.hypot(float(opos[0]) - x, float(opos[1]) - y) < 1.2 * size:
+                return False
+    return True
 
 
 def _count_pair(obj: Any, where: str) -> tuple[int, int]:
@@ -201,7 +229,8 @@ def parse_sim_label(path: Path) -> SimFrame:
                 raise ValueError(f"die reason {reason!r} is not one of {', '.join(DIE_REASONS)}")
             vis = obj.get("visible_frac")
             dice.append(TruthDie(int(d["value"]), bool(d["valid"]), reason, (cx, cy), float(side),
-                                 None if vis is None else float(vis)))
+                                 None if vis is None else float(vis),
+                                 die_shows_value(obj, lab.get("objects", [])) if obj else None))
         cube = ts.get("cube")
         zone, value = ("absent", None) if not cube else (str(cube["zone"]), int(cube["value"]))
         if zone not in CUBE_ZONES:
@@ -285,6 +314,8 @@ class VisionTally:
     values_right: int = 0
     in_view_matched: int = 0
     in_view_values_right: int = 0
+    showing_matched: int = 0
+    showing_values_right: int = 0
     recall_by_reason: dict[str, list[int]] = field(default_factory=dict)
     invalid_total: int = 0
     invalid_caught: int = 0
@@ -347,6 +378,9 @@ class VisionTally:
             if in_view(t.visible):
                 self.in_view_matched += 1
                 self.in_view_values_right += right
+            if t.shows_value:
+                self.showing_matched += 1
+                self.showing_values_right += right
             called_valid = verdict.reason in VALID_CLASSES
             if t.valid:
                 self.valid_total += 1
@@ -412,6 +446,8 @@ class VisionTally:
                 "value_accuracy": rate(self.values_right, self.dice_matched),
                 "in_view_matched": self.in_view_matched,
                 "value_accuracy_in_view": rate(self.in_view_values_right, self.in_view_matched),
+                "showing_value_matched": self.showing_matched,
+                "value_accuracy_showing_value": rate(self.showing_values_right, self.showing_matched),
                 "invalid_dice": self.invalid_total,
                 "invalid_caught": rate(self.invalid_caught, self.invalid_total),
                 "valid_dice": self.valid_total,
@@ -471,7 +507,9 @@ def report_lines(fig: dict[str, Any], sources: Sequence[Path]) -> list[str]:
              f"precision {_pct(d['locator_precision'])} ({d['matched']}/{d['found']} found)",
              "  recall by true reason: " + ", ".join(f"{k} {_pct(v)}" for k, v in d["locator_recall_by_reason"].items()),
              f"  die value right: {_pct(d['value_accuracy'])} of {d['matched']} matched dice "
-             f"({_pct(d['value_accuracy_in_view'])} of the {d['in_view_matched']} at least {IN_VIEW:.0%} in view)",
+             f"({_pct(d['value_accuracy_in_view'])} of the {d['in_view_matched']} at least {IN_VIEW:.0%} in view; "
+             f"{_pct(d.get('value_accuracy_showing_value'))} of the {d.get('showing_value_matched', 0)} showing their value: "
+             f"within {SHOWS_VALUE_TILT_DEG:.0f} degrees of flat, not under the other die)",
              f"  invalid dice caught: {_pct(d['invalid_caught'])} of {d['invalid_dice']}; "
              f"valid dice called invalid: {_pct(d['valid_called_invalid'])} of {d['valid_dice']}",
              "  reasons (rows: label, columns: read; matched dice):"]

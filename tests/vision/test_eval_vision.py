@@ -157,3 +157,25 @@ def test_in_view_figures_leave_out_what_the_frame_hides(tmp_path: Path, capsys: 
     assert after["dice"]["in_view_matched"] == 0
     assert after["dice"]["matched"] == before["dice"]["matched"]
     assert after["cube"]["value_and_zone_right"] == before["cube"]["value_and_zone_right"]
+
+
+def _die(value: int, tilt: float, xy: tuple[float, float], supports: list[str]) -> dict[str, Any]:
+    return {"kind": "die", "value": value, "size_cm": 1.6, "pose": {"position_cm": [xy[0], xy[1], 0.8]},
+            "physical": {"tilt_deg": tilt, "supports": supports}}
+
+
+def test_a_die_shows_its_value_only_near_flat_and_uncovered() -> None:
+    """The value of a die cocked at 45 degrees is a guess between two faces, and a die with the other
+    die resting on it hides its top face: neither shows its value (the report's third die figure)."""
+    from vision.eval_cli import SHOWS_VALUE_TILT_DEG, die_shows_value
+
+    flat, other = _die(3, 0.0, (0.0, 0.0), ["surface"]), _die(5, 0.0, (10.0, 0.0), ["surface"])
+    assert die_shows_value(flat, [flat, other]) is True
+    cocked = _die(3, SHOWS_VALUE_TILT_DEG + 15, (0.0, 0.0), ["surface", "checker"])
+    assert die_shows_value(cocked, [cocked, other]) is False
+    assert die_shows_value(_die(3, SHOWS_VALUE_TILT_DEG - 5, (0.0, 0.0), ["surface"]), [other]) is True
+    on_top = _die(5, 0.0, (0.3, -0.2), ["die"])
+    assert die_shows_value(flat, [flat, on_top]) is False   # under the other die
+    assert die_shows_value(on_top, [flat, on_top]) is True  # the die on top shows its face (and is invalid)
+    assert die_shows_value(flat, [flat, _die(5, 0.0, (6.0, 0.0), ["die"])]) is True  # on a die elsewhere
+    assert die_shows_value({"kind": "die", "value": 2}, []) is None  # a label without the physics

@@ -111,9 +111,14 @@ def test_the_vertical_from_four_corners_follows_the_camera() -> None:
 @pytest.mark.skipif(not CALIBRATED_MODEL.is_file(), reason=f"{CALIBRATED_MODEL} not built yet")
 def test_reads_the_dice_of_held_out_simulator_frames() -> None:
     """The eight dice of the four board-test sample frames (seed and styles never trained on; flat,
-    off the board, leaning, on a checker, on the other die), crops turned to the vertical."""
+    off the board, leaning, on a checker, on the other die), crops turned to the vertical: every die
+    that shows its value is read right. Two show none (``vision.eval_cli.die_shows_value``): the die
+    under the other one (000009), its top face covered, and the die of 000003 leaning past 30 degrees;
+    both rolls are void anyway (RG19 4.1.4.3)."""
+    from vision.eval_cli import die_shows_value
+
     reader = DieReader(CALIBRATED_MODEL)
-    right = total = flat_right = flat = 0
+    showing = showing_right = right = total = 0
     for label in sorted(SIM.glob("*.json")):
         lab, dice = sim_dice(label)
         image = cv2.imread(str(label.with_suffix(".jpg")))
@@ -121,14 +126,15 @@ def test_reads_the_dice_of_held_out_simulator_frames() -> None:
         boxes = [d["box_xyxy"] for d in dice]
         got = reader.read(image, boxes, ups=up_directions(profile, boxes))
         for v, d in zip(got.value, dice, strict=True):
+            shows = die_shows_value(d, lab["objects"]) is not False
+            showing += shows
+            showing_right += shows and int(v) == d["value"]
             right += int(v) == d["value"]
-            flat += d["reason"] == "flat_board"
-            flat_right += int(v) == d["value"] and d["reason"] == "flat_board"
         total += len(dice)
-    assert total == 8 and flat == 4
-    # measured: all 4 flat dice and 3 of the 4 others (the leaning die of 000003 reads 3, not 6);
-    # held out at large the model reads 89-91% of flat dice (models/die_reader.md)
-    assert flat_right == 4
+    assert total == 8 and showing == 6
+    # measured (session 21): all 6, and the leaning die too (7 of 8; the covered die read 6, a guess);
+    # held out at large the readers read about 97% of the dice showing their value (models/die_reader.md)
+    assert showing_right == 6
     assert right >= 7
 
 

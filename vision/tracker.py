@@ -90,6 +90,11 @@ class TrackerConfig:
     """The same for a die at rest: its box from a settled frame's closer look (two scales merged) and
     from a moving frame's single look differ by about 4 px, which made a die at rest flicker to
     "rolling" (phantom throws in the demo); a die that really moves goes farther."""
+    rest_jitter_frac: float = 0.5
+    """A die at rest whose box centre shifts farther than ``rest_move_px`` but at most this share of its
+    box's longer side, with nothing changing in its box (``die_motion``), has not moved: the locator
+    placed its box elsewhere on it (seed 314: a still die's box alternated between two places 8.6 px
+    apart, its 2 s at rest restarted twice and its roll's verdict came 0.8 s late)."""
     move_hand_px: float = 12.0
     """The same for a die at rest while a hand is on the table: an arm passing next to it hides part of
     it and shifts its box by a few pixels (a die that really moves goes farther)."""
@@ -533,6 +538,9 @@ class Tracker:
             at_rest = not tr.moving and t - tr.last_move >= cfg.still_s
             if at_rest:
                 moved = dist > (cfg.move_hand_px if hands else cfg.rest_move_px)
+                if moved and die_motion is not None and not die_motion[j] and d.box_xyxy is not None:
+                    x0, y0, x1, y1 = d.box_xyxy
+                    moved = dist > cfg.rest_jitter_frac * max(x1 - x0, y1 - y0)
             else:
                 moved = dist > cfg.move_px or bool(die_motion is not None and die_motion[j])
             self._sight(tr, d, t, moved)
@@ -568,10 +576,12 @@ class Tracker:
                 self._tracks.append(tr)
             # before the first state the stream starts with the die lying there: not a throw
             self._sight(tr, d, t, moved=started)
-            if started and d.still_since is not None and d.still_since > self._last_hand_t:
-                # first found lying still where something moved after the hands left (it landed there,
-                # touching the other die, and only a closer look found it): at rest since nothing moved
-                # in its box (seed 322: a 6 by its 5 found 1 s after it landed; its verdict 1 s late)
+            if started and d.still_since is not None and d.still_since >= self._last_hand_t:
+                # first found lying still where something moved after the hands left, or in the frame
+                # they were last seen (it landed there, touching the other die, and only a closer look
+                # found it): at rest since nothing moved in its box (seed 322: a 6 by its 5 found 1 s
+                # after it landed, its verdict 1 s late; seed 320: both dice's boxes last changed in the
+                # last frame of the "hand", the throw itself, and they were found 1.3 s later)
                 tr.last_move = min(t, d.still_since)
         # a hand reached for the dice (its tip at them): lifted at once; any other hand that was over
         # the table while a die is out of sight: lifted once the hands have been gone ``hand_gone_s``

@@ -810,6 +810,8 @@ def test_a_die_first_found_lying_still_is_at_rest_since_its_box_last_moved() -> 
     landed = second_die_found_at(0.45)  # it landed with the first, unseen
     assert landed["state"] == "at_rest" and landed["value"] == 5
     assert math.isclose(landed["rest_s"], 1.3 - 0.45, abs_tol=1e-6)
+    as_they_left = second_die_found_at(0.1)  # its box last changed in the hand's last frame (seed 320)
+    assert as_they_left["state"] == "at_rest" and math.isclose(as_they_left["rest_s"], 1.3 - 0.1, abs_tol=1e-6)
     before = second_die_found_at(0.05)  # nothing moved there since the hand was over the dice
     assert math.isclose(before.get("rest_s", 0.0), 0.1, abs_tol=1e-6) or before["state"] == "rolling"
 
@@ -841,3 +843,31 @@ def test_dice_coming_to_their_two_seconds_are_read_several_times() -> None:
     assert len(within) >= 9, reads
     assert all(b - a <= cfg.hand_refresh_s + 1e-6 for a, b in zip(within[1:], within[2:], strict=False)), reads
     assert len(after) <= (5.9 - 2.6) / cfg.refresh_s + 1, reads
+
+
+def test_a_resting_die_whose_box_jumps_without_motion_in_it_stays_at_rest() -> None:
+    """Seed 314: the box of a still die alternated between two places 8.6 px apart (more than
+    ``rest_move_px``); its 2 s at rest restarted twice and its verdict came 0.8 s late. With nothing
+    changing in its box a jump under half its side is the box, not the die; with motion in the box
+    the same jump is a move."""
+    cfg = TrackerConfig()
+    board = TableObservation.from_counts([0] * 24, [0] * 24)
+
+    def two_seconds_at(motion_in_box: bool) -> float:
+        t = Tracker(cfg)
+        t.update(0, 0.0, dice=[], board=board, hands=[])
+        out: list[dict[str, Any]] = []
+        for k in range(1, 4):  # the die rolls in
+            out += t.update(k, k / 10, dice=[DieObservation(np.eye(6)[3], (300.0 + 40 * k, 300.0),
+                                                             box_xyxy=(285.0 + 40 * k, 285.0, 315.0 + 40 * k, 315.0))],
+                            die_motion=[True], moving=True)
+        for k in range(4, 40):  # at rest from t = 0.3; at 1.0 s its box is placed 6 px right and 6 px up
+            jump = 6.0 if k >= 10 else 0.0
+            c = (420.0 + jump, 300.0 - jump)
+            out += t.update(k, k / 10, dice=[DieObservation(np.eye(6)[3], c, box_xyxy=(c[0] - 15, c[1] - 15, c[0] + 15, c[1] + 15))],
+                            board=board, hands=[], die_motion=[motion_in_box and k == 10])
+        return min(s["t"] for s in out if s.get("dice") and s["dice"][0].get("rest_s", 0.0) >= cfg.settle_s - 1e-9)
+
+    assert math.dist((0, 0), (6, 6)) > cfg.rest_move_px and math.dist((0, 0), (6, 6)) <= cfg.rest_jitter_frac * 30
+    assert math.isclose(two_seconds_at(False), 0.3 + cfg.settle_s, abs_tol=1e-6)  # the box jumped, not the die
+    assert math.isclose(two_seconds_at(True), 1.0 + cfg.settle_s, abs_tol=1e-6)  # the die moved

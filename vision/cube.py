@@ -212,6 +212,9 @@ class CubeWindows:
     peaks: dict[str, tuple[float, float]] | None = None
     """Per window, where its presence map peaks (window pixels), when the model gives the map."""
     zone_prior: bool = True
+    centre_px: tuple[float, float] | None = None
+    """Where the face model read the cube (image pixels): the likeliest window's peak, None without
+    the face model or the map."""
 
     def observation(self) -> CubeObservation:
         return cube_observation(self.presence, self.faces, self.zone_prior)
@@ -285,4 +288,4 @@ class CubeReader:
         (logits,) = self._face.run(None, {"crops": turns})
         faces = dict(res.faces)
         faces[best] = _softmax(np.asarray(logits, dtype=np.float32).mean(axis=0, keepdims=True))[0]
-        return CubeWindows(res.presence, faces, res.peaks, self.zone_prior)
+        return CubeWindows(res.presence, faces, res.peaks, self.zone_prior, (float(centre[0]), float(centre[1])))

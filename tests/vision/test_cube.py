@@ -138,3 +138,26 @@ def test_the_face_crop_is_one_point_width_around_the_centre(board_view) -> None:
     rows, cols = np.nonzero(crop[..., 0] > 128)
     assert abs(cols.mean() - FACE_CROP / 2) < 1.5 and abs(rows.mean() - FACE_CROP / 2) < 1.5
     assert abs((cols.max() - cols.min() + 1) - FACE_CROP / 4) <= 2
+
+
+def test_a_die_box_over_the_cube_at_the_bar_is_the_cube_not_a_die() -> None:
+    """Seed 502: a quarter of the dice found where none lay were the cube. A box holding the point
+    where the cube's face was read goes when the cube is surely at the bar or a rail; a cube on the
+    playing surface (where the cube reader now and then takes a die for it) or an unsure one keeps
+    every box, and a die beside the cube, or leaning on it (its box off the face's centre), keeps its box."""
+    from vision.cube import WINDOWS, CubeWindows
+    from vision.recognizer import CUBE_SURE, not_the_cube
+
+    faces = {n: np.full(7, 1 / 7) for n in WINDOWS}
+
+    def windows(best: str, presence: float) -> CubeWindows:
+        pres = {n: (presence if n == best else 0.01) for n in WINDOWS}
+        return CubeWindows(pres, faces, None, True, (640.0, 360.0))
+
+    on_cube, beside = (627.0, 343.0, 657.0, 373.0), (660.0, 345.0, 690.0, 375.0)
+    leaning = (630.0, 330.0, 660.0, 360.0)  # holds the face's centre, its own centre 18 px away
+    assert not_the_cube([on_cube, beside, leaning], windows("centre", 0.99)) == [beside, leaning]
+    assert not_the_cube([on_cube, beside], windows("near", CUBE_SURE + 0.01)) == [beside]
+    assert not_the_cube([on_cube, beside], windows("board-left", 0.97)) == [on_cube, beside]
+    assert not_the_cube([on_cube, beside], windows("centre", CUBE_SURE - 0.05)) == [on_cube, beside]
+    assert not_the_cube([on_cube], None) == [on_cube]

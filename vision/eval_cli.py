@@ -160,12 +160,12 @@ def die_shows_value(obj: dict[str, Any], objects: Sequence[dict[str, Any]]) -> b
         return False
     if isinstance(pose, dict) and "position_cm" in pose:
         x, y = (float(v) for v in pose["position_cm"][:2])
+        reach = 1.2 * float(obj.get("size_cm", 1.6))
         for other in objects:
             if other is obj or other.get("kind") != "die" or "die" not in other.get("physical", {}).get("supports", []):
                 continue
             opos = other.get("pose", {}).get("position_cm")
-            size = float(obj.get("size_cm", 1.6))
-            if opos is not None and np.hypot(float(opos[0]) - x, float(opos[1]) - y) < 1.2 * size:
+            if opos is not None and np.hypot(float(opos[0]) - x, float(opos[1]) - y) < reach:
                 return False
     return True
 

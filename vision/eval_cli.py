@@ -230,7 +230,7 @@ def parse_sim_label(path: Path) -> SimFrame:
             vis = obj.get("visible_frac")
             dice.append(TruthDie(int(d["value"]), bool(d["valid"]), reason, (cx, cy), float(side),
                                  None if vis is None else float(vis),
-                                 die_shows_value(obj, lab.get("objects", [])) if obj else None))
+                                 die_shows_value(obj, lab.get("objects", []))))
         cube = ts.get("cube")
         zone, value = ("absent", None) if not cube else (str(cube["zone"]), int(cube["value"]))
         if zone not in CUBE_ZONES:
@@ -508,7 +508,7 @@ def report_lines(fig: dict[str, Any], sources: Sequence[Path]) -> list[str]:
              "  recall by true reason: " + ", ".join(f"{k} {_pct(v)}" for k, v in d["locator_recall_by_reason"].items()),
              f"  die value right: {_pct(d['value_accuracy'])} of {d['matched']} matched dice "
              f"({_pct(d['value_accuracy_in_view'])} of the {d['in_view_matched']} at least {IN_VIEW:.0%} in view; "
-             f"{_pct(d.get('value_accuracy_showing_value'))} of the {d.get('showing_value_matched', 0)} showing their value: "
+             f"{_pct(d['value_accuracy_showing_value'])} of the {d['showing_value_matched']} showing their value: "
              f"within {SHOWS_VALUE_TILT_DEG:.0f} degrees of flat, not under the other die)",
              f"  invalid dice caught: {_pct(d['invalid_caught'])} of {d['invalid_dice']}; "
              f"valid dice called invalid: {_pct(d['valid_called_invalid'])} of {d['valid_dice']}",

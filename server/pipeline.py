@@ -375,7 +375,8 @@ class HandCue:
                 out.append(HandObservation(side, self._over(blob, side, dice_boxes), touching=True))
         return out
 
-    def take_in_still(self, grey: U8, still_for: npt.NDArray[np.float64], still_s: float, remnant_s: float) -> bool:
+    def take_in_still(self, grey: U8, still_for: npt.NDArray[np.float64], still_s: float, remnant_s: float,
+                      left_s: float | None = None) -> bool:
         """Take into the reference each hand region none of whose pixels moved for ``still_s``
         (``still_for``: per small-copy pixel, seconds since it last changed from one frame to the
         next), or for ``remnant_s`` while another hand region moved since, with the change beyond the
@@ -383,17 +384,23 @@ class HandCue:
         in as table (the whole table still for ``hand_still_s``, or a recognition that did not see
         an arm coming in): it differs from the reference but nothing moves there. (A hand held still
         is taken in too, after ``still_s``: a double offered with the hand on the cube is still a
-        while, hence the longer wait for a region alone.)"""
+        while, hence the longer wait for a region alone.) Hand pixels still for ``left_s`` (default
+        ``remnant_s``) that show the table as it was before a still "hand" was taken in are table
+        again at once: the place that hand left."""
         if self.reference is None or not np.any(self.hand_mask):
             return False
-        # a hand pixel still for ``remnant_s`` that shows the table as it was before a still "hand"
-        # was taken in whole (:meth:`settle` with ``still_hand``) is table: the place the arm left,
-        # joined to the arm that moved on (seed 308: the near arm, still 0.8 s over a far point, was
-        # taken in; carrying the checker away it left its old place as a "hand" joined to it, whose
-        # far end was read as the tip of the bar tap that followed, and the tap was missed)
+        # a hand pixel still for ``left_s`` that shows the table as it was before a still "hand"
+        # was taken in (:meth:`settle` with ``still_hand``, or a region taken in here) is table: the
+        # place the arm left, joined to the arm that moved on (seed 308: the near arm, still 0.8 s
+        # over a far point, was taken in; carrying the checker away it left its old place as a "hand"
+        # joined to it, whose far end was read as the tip of the bar tap that followed, and the tap
+        # was missed), or alone (seed 322: the hand that put a hit checker on the bar, still there
+        # 0.5 s, was taken in; gone, its place read as a hand at the bar for 1 s, and the tap that
+        # came meanwhile was no new hand: the turn's end was missed and the opponent's throw called
+        # premature)
         stale = np.zeros(self.hand_mask.shape, dtype=bool)
         if self._before_still is not None and self._before_still.shape == grey.shape:
-            stale = ((self.hand_mask > 0) & (still_for >= remnant_s)
+            stale = ((self.hand_mask > 0) & (still_for >= (remnant_s if left_s is None else left_s))
                      & (cv2.absdiff(grey, self._before_still) < self.m.config.motion_delta))
             if np.count_nonzero(stale) < self.stale_min_px:
                 stale[:] = False
@@ -414,6 +421,7 @@ class HandCue:
         k, out_labels = cv2.connectedComponents(self._outside, connectivity=8)
         touching = np.unique(out_labels[cv2.dilate(take.astype(np.uint8), grow) > 0])
         take |= np.isin(out_labels, touching[touching > 0])
+        self._before_still = self.reference  # to know the place that hand leaves
         self.reference = np.where(take, grey, self.reference).astype(np.uint8)
         return True
 
@@ -454,6 +462,10 @@ class PipelineConfig:
     """The same while another hand region moved since: the place an arm left, the arm now elsewhere
     (in the demo the near arm's old place, reaching the near edge, was the hand's "tip" while the
     arm tapped the bar: the tap was missed)."""
+    hand_left_still_s: float = 0.2
+    """Pixels of a hand, still this long, that show the table as it was before a still "hand" was
+    taken in are the place it left, table again (under ``HandCue.bar_hold_s``: that place by the bar
+    must not last long enough to read as a tap)."""
     new_die_min_frac: float = 0.6
     """A box smaller than this share of the size the followed dice show at its place is not taken for
     a new die (:meth:`FramePipeline._too_small`; 0 turns the check off)."""
@@ -770,7 +782,8 @@ class FramePipeline:
         self._t = t
         self._moved_at[motion.mask > 0] = t
         if hands and grey is not None and self.hand_cue.take_in_still(grey, t - self._moved_at, self.config.hand_region_still_s,
-                                                                      self.config.hand_remnant_still_s):
+                                                                      self.config.hand_remnant_still_s,
+                                                                      self.config.hand_left_still_s):
             hands = self.hand_cue(grey, self._dice_where, t)
         if hands:
             self._hand_seen[self.hand_cue.hand_mask > 0] = t

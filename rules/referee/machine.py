@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -83,6 +84,10 @@ before his hand at the bar is the end-of-turn tap rather than a reach for the ne
 BAR_CLEAR = 0.9
 """How sure a reading of the bar (with no hand over it) must be of its count to show a hit checker
 put there (:meth:`Referee._carrying_hit`)."""
+TAP_DWELL_S = 0.45
+"""A hand is reported at the bar once its tip has stayed there a while (the live pipeline: 0.3 s,
+``server.pipeline.HandCue.bar_hold_s``, so that a checker carried across is no tap): the table as the
+hand reached the bar is the one this long before the report (the dwell and a frame or so)."""
 BARE_TAP_WAIT_S = 1.0
 """A bar tap before the roll is judged (a pass without rolling) once the hand has left the bar and
 this long has passed with no cube action and no roll: a hand going for the cube looks the same."""
@@ -328,6 +333,9 @@ class Referee:
         """The last walk through a roll's legal plays (its arguments, then the partial, the complete and
         the unfinished positions of :meth:`_partial_results` and :meth:`_unfinished`)."""
         self._bar_clear: tuple[int | None, tuple[list[int], list[int]]] = (None, ([], []))
+        self._bar_seen: deque[tuple[float, tuple[int, int]]] = deque()
+        """The bar counts (light, dark) of the states of the last :data:`TAP_DWELL_S` and the one before
+        them (:meth:`_placed_in_dwell`)."""
         """The roll (its frame) and, per colour, the bar counts read clearly while it is played (:meth:`_note_bar`)."""
         self._invalid_opening: tuple[int, list[tuple[int, Die]]] | None = None
         """The opening roll judged invalid, not yet rethrown: its starter (the higher die's) and dice
@@ -389,6 +397,9 @@ class Referee:
                 self._correction_checks(s)
             self._reset_checks(s)
         self._prev = s
+        self._bar_seen.append((s.t, s.bar))
+        while len(self._bar_seen) > 1 and self._bar_seen[1][0] <= s.t - TAP_DWELL_S:
+            self._bar_seen.popleft()
         if s.cube is not None:
             self._last_cube = s.cube
         if s.clock is not None:
@@ -1177,12 +1188,14 @@ class Referee:
                 if hold is not None:
                     self._held_tap = s.frame
                 if hold == "hit":
-                    # what the bar held before the hand came: as read just then, or as clearly read
-                    # since the roll (seed 313: the hit checker on the bar, read clearly, then as the
-                    # other colour's with the arm coming to tap; the tap was taken for putting it there)
+                    # what the bar held before the hand came: as read as it reached the bar when a
+                    # checker was put there since; else as read just then, or as clearly read since
+                    # the roll (seed 313: the hit checker on the bar, read clearly, then as the other
+                    # colour's with the arm coming to tap; the tap was taken for putting it there)
                     oc = 1 - self._colour_index(mover)
+                    dwell = self._placed_in_dwell(s, prev, mover)
                     clear = self._bar_clear[1][oc] if self._bar_clear[0] == self.roll_frame else []
-                    self._held_hit = (max([prev.bar[oc], *clear]), s)
+                    self._held_hit = (dwell if dwell is not None else max([prev.bar[oc], *clear]), s)
                 elif hold == "mid":
                     self._held_mid = s.frame
                 elif hold == "own":
@@ -1363,6 +1376,8 @@ class Referee:
         before the turn had ended). A tap that this delays is found at the opponent's throw."""
         if self.phase is not Phase.MOVING or self.dice is None:
             return False
+        if self._placed_in_dwell(s, prev, mover) is not None:
+            return True
         oc = 1 - self._colour_index(mover)
         before = self.map.to_physical(self.roll_pos or self.position)
         on_points_before = sum((before.light, before.dark)[oc])
@@ -1374,6 +1389,22 @@ class Referee:
             if seen >= max(on_points_before - on_points_now, 1):
                 return False
         return in_hand or on_points_before - on_points_now > prev.bar[oc] - before.bar[oc]
+
+    def _placed_in_dwell(self, s: TableState, prev: TableState, mover: int) -> int | None:
+        """The opponent's bar count as the mover's hand reached the bar (:data:`TAP_DWELL_S` before it
+        is reported there) when more of his checkers lie there just before the report: the hand put a
+        checker it hit on the bar and stays there (seed 314: dark's 6/3*, the hit checker seen on the
+        bar 0.2 s before the hand, still at it, was reported at the bar; every hit was then on the bar,
+        the hand's stay was taken for the tap and the play, one 3 short, for an illegal move). None
+        otherwise (a checker put on the bar before the hand came to it again, to tap, is not this)."""
+        if self.end_signal is not EndSignal.BAR_TAP or not self._bar_seen:
+            return None
+        oc = 1 - self._colour_index(mover)
+        back = [bar for t, bar in self._bar_seen if t <= s.t - TAP_DWELL_S]
+        if not back:
+            return None
+        reached = back[-1][oc]
+        return reached if prev.bar[oc] > reached else None
 
     def _entering(self, s: TableState, mover: int, prev: TableState | None = None, by_play: bool = False) -> bool:
         """A hand at the bar while the mover may still have a checker there that the roll lets him enter

@@ -333,9 +333,9 @@ class Referee:
         """The last walk through a roll's legal plays (its arguments, then the partial, the complete and
         the unfinished positions of :meth:`_partial_results` and :meth:`_unfinished`)."""
         self._bar_clear: tuple[int | None, tuple[list[int], list[int]]] = (None, ([], []))
-        self._bar_seen: deque[tuple[float, tuple[int, int]]] = deque()
-        """The bar counts (light, dark) of the states of the last :data:`TAP_DWELL_S` and the one before
-        them (:meth:`_placed_in_dwell`)."""
+        self._bar_seen: deque[tuple[float, tuple[int, int], frozenset[Seat]]] = deque()
+        """The bar counts (light, dark) and the seats with a hand over the table of the states of the last
+        :data:`TAP_DWELL_S` and the one before them (:meth:`_placed_in_dwell`)."""
         """The roll (its frame) and, per colour, the bar counts read clearly while it is played (:meth:`_note_bar`)."""
         self._invalid_opening: tuple[int, list[tuple[int, Die]]] | None = None
         """The opening roll judged invalid, not yet rethrown: its starter (the higher die's) and dice
@@ -397,7 +397,7 @@ class Referee:
                 self._correction_checks(s)
             self._reset_checks(s)
         self._prev = s
-        self._bar_seen.append((s.t, s.bar))
+        self._bar_seen.append((s.t, s.bar, frozenset(h.side for h in s.hands)))
         while len(self._bar_seen) > 1 and self._bar_seen[1][0] <= s.t - TAP_DWELL_S:
             self._bar_seen.popleft()
         if s.cube is not None:
@@ -1392,19 +1392,24 @@ class Referee:
 
     def _placed_in_dwell(self, s: TableState, prev: TableState, mover: int) -> int | None:
         """The opponent's bar count as the mover's hand reached the bar (:data:`TAP_DWELL_S` before it
-        is reported there) when more of his checkers lie there just before the report: the hand put a
-        checker it hit on the bar and stays there (seed 314: dark's 6/3*, the hit checker seen on the
-        bar 0.2 s before the hand, still at it, was reported at the bar; every hit was then on the bar,
-        the hand's stay was taken for the tap and the play, one 3 short, for an illegal move). None
-        otherwise (a checker put on the bar before the hand came to it again, to tap, is not this)."""
-        if self.end_signal is not EndSignal.BAR_TAP or not self._bar_seen:
+        is reported there) when more of his checkers lie there just before the report, the mover's hand
+        over the table all the while: the hand put a checker it hit on the bar and stays there (seed 314:
+        dark's 6/3*, the hit checker seen on the bar 0.2 s before the hand, still at it, was reported at
+        the bar; every hit was then on the bar, the hand's stay was taken for the tap and the play, one 3
+        short, for an illegal move). None otherwise (a hand that put a checker on the bar and left, and
+        comes to it again, is tapping)."""
+        if self.end_signal is not EndSignal.BAR_TAP:
             return None
         oc = 1 - self._colour_index(mover)
-        back = [bar for t, bar in self._bar_seen if t <= s.t - TAP_DWELL_S]
+        seat = self._seat(mover)
+        back = [k for k, (t, _, _) in enumerate(self._bar_seen) if t <= s.t - TAP_DWELL_S]
         if not back:
             return None
-        reached = back[-1][oc]
-        return reached if prev.bar[oc] > reached else None
+        reached = self._bar_seen[back[-1]][1][oc]
+        since = list(self._bar_seen)[back[-1] + 1:]
+        if prev.bar[oc] <= reached or not since or any(seat not in seats for _, _, seats in since):
+            return None
+        return reached
 
     def _entering(self, s: TableState, mover: int, prev: TableState | None = None, by_play: bool = False) -> bool:
         """A hand at the bar while the mover may still have a checker there that the roll lets him enter

@@ -556,7 +556,10 @@ class FramePipeline:
         a quiet frame about to be recognised, which the locator looks at more closely)."""
         boxes: list[Box]
         if self.config.dice_locator == "model":
-            found = self.recognizer.locate_dice(image, settled=settled)  # highest score first
+            # (a box that shows the quiet table is no die that arrived: it does not count as one of the
+            # two dice found plainly, after which the locator would not look again)
+            found = self.recognizer.locate_dice(image, settled=settled,  # highest score first
+                                                arrived=lambda b: self._differs_from_table(image, b))
             boxes = [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in found]
             scores = [1.0 - i / max(1, len(found)) for i in range(len(found))]
         else:

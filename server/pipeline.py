@@ -400,7 +400,7 @@ class HandCue:
         # premature)
         stale = np.zeros(self.hand_mask.shape, dtype=bool)
         if self._before_still is not None and self._before_still.shape == grey.shape:
-            stale = ((self.hand_mask > 0) & (still_for >= (remnant_s if left_s is None else left_s))
+            stale = (((self.hand_mask > 0) | (self._outside > 0)) & (still_for >= (remnant_s if left_s is None else left_s))
                      & (cv2.absdiff(grey, self._before_still) < self.m.config.motion_delta))
             if np.count_nonzero(stale) < self.stale_min_px:
                 stale[:] = False

@@ -1735,6 +1735,55 @@ def test_a_tap_after_the_hit_checker_was_seen_on_the_bar_is_the_tap(hit_seen_on_
     assert s.codes() == []
 
 
+@pytest.mark.parametrize("hand_stays", [True, False])
+def test_a_hand_still_at_the_bar_where_it_put_a_hit_checker_is_not_the_tap(hand_stays):
+    """Session 22, seed 314: dark's 20/17* 13/10* 6/3*(2); the hand put the third hit checker on the
+    bar and stayed there a moment. Vision reports a hand at the bar once its tip has stayed there
+    0.3 s (a checker carried across is no tap), and by then the checker was read on the bar: every
+    hit was on the bar, so the hand's stay was taken for the tap, and the play, one 3 short, for an
+    illegal move. A checker that arrives on the bar while the mover's hand, over the table all the
+    while, reaches the bar is being put there. Near miss: a hand that put it there, left the table and
+    comes back to the bar is tapping, here on an unfinished play (an illegal move, alerted at once).
+    (Here light's 2-1 hits with 6/4*; what is left, a 1, takes no checker over the bar, so the hand
+    at the bar is not held for a checker carried across, :meth:`Referee._mid_play`.)"""
+    s = Scenario(end_signal=EndSignal.BAR_TAP)
+    s.opening("light", 3, 1)
+    s.play("light", "8/5 6/5")
+    s.end_turn("light")
+    turn(s, "dark", (3, 2), "24/21 13/11")  # dark's blot on light's 4 point (dark's 21)
+    s.roll("light", 2, 1)
+    light, dark = s.player("light"), s.player("dark")
+    before = len(s.all_codes())
+    # 6/4*: light's checker onto dark's blot, the blot lifted in the hand and carried to the bar
+    s.script.hand(light, "checkers")
+    s.table.boards[light][6] -= 1
+    s.table.boards[light][4] += 1
+    s.table.boards[dark][21] = 0
+    _seen_bar_dark(s, 0, [0.999, 0.001], 1)
+    s.script.hand(light, "board")  # on its way, then put down while the tip is not yet reported there
+    _seen_bar_dark(s, 0, [0.999, 0.001], 1)
+    s.table.boards[dark][BAR] = 1
+    if not hand_stays:
+        s.script.no_hands()
+    _seen_bar_dark(s, 1, [0.001, 0.999], 0)
+    s.script.hand(light, "bar")  # reported at the bar after its dwell: the bar unknown under it
+    _seen_bar_dark(s, 1, [1 / 16] * 16, 0)
+    if not hand_stays:
+        assert s.codes() == ["ILLEGAL_MOVE"]
+        return
+    assert s.all_codes()[before:] == []
+    # the hand goes on to play 8/7, and then taps
+    s.script.hand(light, "checkers")
+    s.table.boards[light][8] -= 1
+    s.table.boards[light][7] += 1
+    _seen_bar_dark(s, 1, [0.001, 0.999], 0)
+    s.script.no_hands()
+    _seen_bar_dark(s, 1, [0.001, 0.999], 0)
+    s.end_turn("light")
+    assert s.all_codes()[before:] == ["MOVE", "END_OF_TURN"]
+    assert s.codes() == []
+
+
 @pytest.mark.parametrize("seen_before", [True, False])
 def test_a_hit_checker_read_clearly_on_the_bar_before_the_tap_is_not_put_there_by_it(seen_before):
     """Session 12, seed 313: dark hit by hand and put the checker on the bar, where it was read clearly

@@ -546,6 +546,27 @@ def test_the_place_an_arm_left_is_taken_in_sooner_while_the_arm_moves_elsewhere(
     assert not cue.take_in_still(tap, np.full(cue.hand_mask.shape, 0.6), 1.0, 0.5)  # both still 0.6 s: wait
 
 
+def test_the_place_a_hand_taken_in_as_table_leaves_is_table_again_before_it_can_tap():
+    """Session 22, seed 322: the far hand put a hit checker on the bar and stayed there 0.5 s while
+    the table moved elsewhere: its region was taken into the table. Gone, its place differed from that
+    table and read as a far hand at the bar for a second (until taken in as still for 1 s alone), and
+    the player's tap that came meanwhile was no new hand: the turn's end was missed, the opponent's
+    grab and throw called premature. The table as it was before the hand was taken in is kept, and
+    pixels still 0.2 s that show it are table again (``PipelineConfig.hand_left_still_s``: under the
+    bar tap's 0.3 s dwell). A hand that comes back is seen."""
+    profile, cue, table = _cue_on_a_quiet_table()
+    arm = cue.small_grey(arm_frame(profile, (1.0, -5.0), "near"))  # a hand at the bar
+    assert [h.side for h in cue(arm, [])] == ["near"]
+    assert cue.take_in_still(arm, np.full(cue.hand_mask.shape, 1.0), 1.0, 0.5, 0.2)  # still: taken in
+    assert cue(arm, []) == []
+    left = cue.small_grey(table)  # the hand has gone
+    assert [h.side for h in cue(left, [])] == ["near"]  # its place differs from the table with it
+    assert not cue.take_in_still(left, np.full(cue.hand_mask.shape, 0.1), 1.0, 0.5, 0.2)  # gone 0.1 s
+    assert cue.take_in_still(left, np.full(cue.hand_mask.shape, 0.2), 1.0, 0.5, 0.2)  # 0.2 s: table
+    assert cue(left, []) == []
+    assert [h.side for h in cue(cue.small_grey(arm_frame(profile, (1.0, -5.0), "near")), [])] == ["near"]
+
+
 @pytest.mark.parametrize("taken_in_still", [True, False])
 def test_the_place_a_still_arm_left_joined_to_it_is_table_again_once_still(taken_in_still):
     """Seed 308: the near arm held still 0.8 s over a far point was taken in as table whole; carrying
@@ -593,7 +614,7 @@ class _FixedLocator:
     def __init__(self, boxes: list[tuple[float, float, float, float]]) -> None:
         self.boxes = boxes
 
-    def locate_dice(self, image: Any, settled: bool = True) -> list[tuple[float, float, float, float]]:
+    def locate_dice(self, image: Any, settled: bool = True, arrived: Any = None) -> list[tuple[float, float, float, float]]:
         return list(self.boxes)
 
     def look_again(self, image: Any, centre: tuple[float, float], radius: float,

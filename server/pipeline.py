@@ -165,7 +165,15 @@ class HandCue:
         (0.9 until session 10: a far tap at the bar's end with the fingers spread over its edge
         towards a die, 80% on the bar, was read as taking the dice)."""
         self._before_still: U8 | None = None
-        """The reference before the last still "hand" was taken in whole (:meth:`settle`)."""
+        """The reference, free of hands, before a still "hand" was taken in (:meth:`settle`,
+        :meth:`take_in_still`)."""
+        self._taken_at: float | None = None
+        """When a still "hand" was last taken into the reference, until a quiet table has been taken
+        in :attr:`clean_after_s` later (None: the reference shows no hand): a reference that may show
+        a hand is never kept as :attr:`_before_still` (session 22, seed 319: the table kept showed a
+        hand at the bar from an earlier tap; the next tap, at the same place, matched it and was taken
+        for the place a hand had left)."""
+        self.clean_after_s = 1.0
         self.stale_min_px = 20
         """Fewest still hand pixels showing that older table for them to be taken in (small copy)."""
         self._bar_since: dict[str, float] = {}
@@ -376,7 +384,7 @@ class HandCue:
         return out
 
     def take_in_still(self, grey: U8, still_for: npt.NDArray[np.float64], still_s: float, remnant_s: float,
-                      left_s: float | None = None) -> bool:
+                      left_s: float | None = None, t: float | None = None) -> bool:
         """Take into the reference each hand region none of whose pixels moved for ``still_s``
         (``still_for``: per small-copy pixel, seconds since it last changed from one frame to the
         next), or for ``remnant_s`` while another hand region moved since, with the change beyond the
@@ -421,17 +429,27 @@ class HandCue:
         k, out_labels = cv2.connectedComponents(self._outside, connectivity=8)
         touching = np.unique(out_labels[cv2.dilate(take.astype(np.uint8), grow) > 0])
         take |= np.isin(out_labels, touching[touching > 0])
-        self._before_still = self.reference  # to know the place that hand leaves
+        self._keep_before(t)  # to know the place that hand leaves
         self.reference = np.where(take, grey, self.reference).astype(np.uint8)
         return True
 
-    def settle(self, grey: U8, still_hand: bool = False) -> None:
+    def settle(self, grey: U8, still_hand: bool = False, t: float | None = None) -> None:
         """The table is quiet and without hands: this is the new reference. ``still_hand``: a "hand"
         that has not moved for a while is taken in whole (it may be an arm held still: the table as
-        it was before is kept to recognise the place it leaves, :meth:`take_in_still`)."""
+        it was before is kept to recognise the place it leaves, :meth:`take_in_still`). ``t``: the
+        frame's time (without it a quiet table is taken as free of hands at once)."""
         if still_hand and self.reference is not None:
-            self._before_still = self.reference
+            self._keep_before(t)
+        elif not still_hand and self._taken_at is not None and (t is None or t - self._taken_at >= self.clean_after_s):
+            self._taken_at = None
         self.reference = grey
+
+    def _keep_before(self, t: float | None) -> None:
+        """A still "hand" is being taken into the reference: keep the reference as the table before it,
+        if it shows no hand itself."""
+        if self._taken_at is None:
+            self._before_still = self.reference
+        self._taken_at = t if t is not None else 0.0
 
 
 # ----------------------------------------------------------------------------------------- the pipeline
@@ -786,14 +804,14 @@ class FramePipeline:
         self._moved_at[motion.mask > 0] = t
         if hands and grey is not None and self.hand_cue.take_in_still(grey, t - self._moved_at, self.config.hand_region_still_s,
                                                                       self.config.hand_remnant_still_s,
-                                                                      self.config.hand_left_still_s):
+                                                                      self.config.hand_left_still_s, t):
             hands = self.hand_cue(grey, self._dice_where, t)
         if hands:
             self._hand_seen[self.hand_cue.hand_mask > 0] = t
         if motion.moving:
             self._last_motion_t = t
         elif hands and grey is not None and t - self._last_motion_t >= self.config.hand_still_s:
-            self.hand_cue.settle(grey, still_hand=True)  # nothing moves: no hand is there, the table changed
+            self.hand_cue.settle(grey, still_hand=True, t=t)  # nothing moves: no hand is there, the table changed
             hands = []
         tr = self.tracker
         tr.note_motion(t, motion.moving)  # so wants_recognition sees this frame's motion
@@ -825,7 +843,7 @@ class FramePipeline:
             if not hands:
                 self._update_background(arr, boxes)
                 if grey is not None:
-                    self.hand_cue.settle(grey)
+                    self.hand_cue.settle(grey, t=t)
         elif motion.moving or tr.dice_in_motion:
             # (a quiet frame is looked at as closely as a recognised one: the two looks place a die a
             # few pixels apart, and a box that jumps between them restarts the die's rest every frame)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Literal
@@ -91,6 +91,17 @@ hand reached the bar is the one this long before the report (the dwell and a fra
 BARE_TAP_WAIT_S = 1.0
 """A bar tap before the roll is judged (a pass without rolling) once the hand has left the bar and
 this long has passed with no cube action and no roll: a hand going for the cube looks the same."""
+
+
+def _fewer_probability(now: Sequence[float], before: Sequence[float]) -> float:
+    """P(a count drawn from ``now`` is less than one drawn from ``before``), the two independent."""
+    below = 0.0
+    total = 0.0
+    for k, pb in enumerate(before):
+        total += pb * below  # P(now < k) times P(before = k)
+        if k < len(now):
+            below += now[k]
+    return total
 
 
 def _on_table(s: TableState) -> bool:
@@ -717,8 +728,12 @@ class Referee:
                 # last bear-off, seed 319: the tray of 14 read 15, then 8 with one checker on the
                 # board, the hands gone; a misread, not seven checkers put back), and so in two quiet
                 # views running (seed 314's bear-off: a stack and the tray each misread once, together)
+                # and only when the two readings are sure the tray holds fewer now (seed 319 again, session
+                # 22: the tray of 14 read 15 at 45%, 14 at 27%, the checker left on the 2 point unseen,
+                # then read 14 with it on the board, twice: a doubtful tray, not a checker put back)
                 back = (s.off[i] < ref.off[i] and on_board > was_on_board and s.off[i] < self._possible_off(i)
-                        and ref.off[i] - s.off[i] == on_board - was_on_board)
+                        and ref.off[i] - s.off[i] == on_board - was_on_board
+                        and _fewer_probability(s.off_distribution(i), ref.off_distribution(i)) >= self.profile.confidence)
                 if back and key not in self._off_back_once:
                     self._off_back_once.add(key)
                     advance = False  # the same reference for the next quiet view

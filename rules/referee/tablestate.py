@@ -378,6 +378,16 @@ class TableState:
             dist = _peaked(self.bar[index], DEFAULT_POINT_CONFIDENCE)
         return min(1.0, sum(dist[: count + 1]))
 
+    def off_distribution(self, index: int) -> tuple[float, ...]:
+        """The count distribution of colour ``index``'s tray (0 light, 1 dark): as read, or the MAP count
+        with the default confidence where none is given (plain counts: certain)."""
+        dist = self.off_p[index]
+        if dist is not None:
+            return dist
+        if self._simple and self.off_p == (None, None):
+            return tuple(1.0 if n == self.off[index] else 0.0 for n in range(MAX_CHECKERS + 1))
+        return _peaked(self.off[index], DEFAULT_POINT_CONFIDENCE)
+
     def total_probability(self, colour: Colour, total: int) -> float:
         """P(the camera's view accounts for exactly ``total`` checkers of a colour): the points', bar's
         and trays' count distributions added up (the MAP count with its confidence where no

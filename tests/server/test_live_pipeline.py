@@ -567,6 +567,29 @@ def test_the_place_a_hand_taken_in_as_table_leaves_is_table_again_before_it_can_
     assert [h.side for h in cue(cue.small_grey(arm_frame(profile, (1.0, -5.0), "near")), [])] == ["near"]
 
 
+def test_a_table_that_may_show_a_hand_is_not_kept_as_the_table_before_a_hand():
+    """Session 22, seed 319: a still hand at the bar was taken into the table, and another still
+    region taken in soon after kept that table (hand and all) as "the table before": the next tap, at
+    the same place, matched it and was taken for the place a hand had left (the turn's end missed, the
+    opponent's throw called premature). The table before is kept only from a table free of hands (no
+    still hand taken in since a quiet table was last taken in ``clean_after_s`` later)."""
+    profile, cue, table = _cue_on_a_quiet_table()
+    full = np.full(cue.hand_mask.shape, 1.0)
+    a = arm_frame(profile, (1.0, -5.0), "near")  # a hand at the bar, still: taken in
+    assert cue(cue.small_grey(a), []) and cue.take_in_still(cue.small_grey(a), full, 1.0, 0.5, 0.2, t=10.0)
+    b = arm_frame(profile, (-14.0, -5.0), "near")  # another still region, the first hand still there
+    both = np.where((b != table).any(axis=2, keepdims=True), b, a)
+    assert cue(cue.small_grey(both), []) and cue.take_in_still(cue.small_grey(both), full, 1.0, 0.5, 0.2, t=10.5)
+    gone = cue.small_grey(table)  # both gone: their places are table again after 0.2 s
+    assert cue(gone, [])
+    assert cue.take_in_still(gone, np.full(cue.hand_mask.shape, 0.2), 1.0, 0.5, 0.2, t=11.0)
+    assert cue(gone, []) == []
+    back = cue.small_grey(a)  # a hand at the bar again, still 0.2 s: a tap, not a place left
+    assert [h.over for h in cue(back, [])] == ["bar"]
+    assert not cue.take_in_still(back, np.full(cue.hand_mask.shape, 0.2), 1.0, 0.5, 0.2, t=11.5)
+    assert [h.over for h in cue(back, [])] == ["bar"]
+
+
 @pytest.mark.parametrize("taken_in_still", [True, False])
 def test_the_place_a_still_arm_left_joined_to_it_is_table_again_once_still(taken_in_still):
     """Seed 308: the near arm held still 0.8 s over a far point was taken in as table whole; carrying

@@ -1817,6 +1817,13 @@ class Referee:
             # the other die cannot be played): no rules question for the monitor; the most probable
             # roll is recorded and the doubt goes with the MOVE event, for the transcriber
             doubt = {r: p for r, p in sorted(post.items(), key=lambda kv: -kv[1]) if p >= 1.0 - self.profile.confidence}
+        elif p_roll < self.profile.confidence and p_legal <= 1.0 - self.profile.confidence:
+            # which roll it was is not clear, but the play is illegal whichever it was (session 22,
+            # seed 313: the injected illegal 20/16 13/9 with a 4-3 whose 3 was read 87% sure, 1 the
+            # rest): the rules question does not hang on the roll, and no second alert asks it; the
+            # roll read stands and the doubt goes with the illegal move
+            doubt = {r: p for r, p in sorted(post.items(), key=lambda kv: -kv[1]) if p >= 1.0 - self.profile.confidence}
+            dice = read
         elif p_roll < self.profile.confidence:
             # not clear either way: the monitor is asked. A clearly likelier roll than the one read
             # (posterior at least profile.likelier_roll) is recorded, and the question says what the
@@ -1878,7 +1885,7 @@ class Referee:
         if not s.settled:
             p_illegal = min(p_illegal, conf - 1e-9)
         if p_illegal >= conf:
-            self._illegal(s, mover, before, dice, seen, observed, [x[2] for x in scored], plays, evidence)
+            self._illegal(s, mover, before, dice, seen, observed, [x[2] for x in scored], plays, evidence, doubt)
             return
         unconfirmed = p_illegal >= 1.0 - conf or not s.settled or ambiguous
         ask = (f"The move by {self._name(mover)} is not clear enough to judge. Please confirm the position.",
@@ -2157,7 +2164,9 @@ class Referee:
         self._taken_up = False
 
     def _illegal(self, s: TableState, mover: int, before: Position, dice: tuple[int, int], seen: Position | None,
-                 observed: PhysicalBoard, results: list[Position], plays: LegalPlays | None, evidence: tuple[int, ...]) -> None:
+                 observed: PhysicalBoard, results: list[Position], plays: LegalPlays | None, evidence: tuple[int, ...],
+                 doubt: dict[tuple[int, int], float] | None = None) -> None:
+        """``doubt``: the rolls it may have been (posteriors), when the play is illegal with each of them."""
         classes = self._impossible_classes(before, observed, mover)
         rg19_class = bool(classes) and self.profile.impossible_move_class
         code = "IMPOSSIBLE_MOVE" if rg19_class else "ILLEGAL_MOVE"
@@ -2181,8 +2190,14 @@ class Referee:
         )
         if self.profile.illegal_move_condonable:
             message = f"Illegal move by {self._name(mover)} with {dice[0]}-{dice[1]}. {deadline_text}."
+        extra: dict[str, Any] = {}
+        if doubt is not None and len(doubt) > 1:
+            extra["roll_doubt"] = [{"dice": list(r), "p": round(p, 4)} for r, p in doubt.items()]
+            message += (" (The roll is not clear: " + ", ".join(f"{r[0]}-{r[1]} {p:.0%}" for r, p in doubt.items())
+                        + "; the play is illegal with each.)")
         severity = Severity.IRREG if self.profile.illegal_move_condonable and not rg19_class else None
         alert = self._emit(code, mover, message, frame=s.frame, evidence=evidence, deadline=deadline_text, severity=severity, details={
+            **extra,
             "dice": list(dice),
             "seen": shown,
             "sub_codes": classes,

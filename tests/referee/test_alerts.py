@@ -217,11 +217,17 @@ def test_an_unclear_roll_whose_play_is_legal_either_way_is_no_rules_question(oth
         assert "roll_doubt" not in move.details
 
 
-def test_unclear_die_and_a_play_that_fits_no_reading_asks_for_confirmation():
-    # a 3-3 play fits neither 6-4 nor 5-4: the roll stays unclear (and the play is illegal either way)
+def test_unclear_die_and_a_play_that_fits_no_reading_is_one_illegal_move_that_tells_the_doubt():
+    """A 3-3 play fits neither 6-4 nor 5-4: the roll stays unclear, but the play is illegal either way,
+    so the rules question does not hang on the roll: one alert, the illegal move, with the roll's doubt
+    in it (until session 22 a ROLL_VALUE_UNREADABLE asked it as well: seed 313's injected illegal move,
+    its 3 read 87% sure, counted a false alert besides)."""
     s = six_four_then([0, 0, 0, 0, 0.4, 0.6], "13/10 13/10")
-    assert s.codes() == ["ROLL_VALUE_UNREADABLE", "ILLEGAL_MOVE"]
-    assert s.last("ROLL_VALUE_UNREADABLE").details["p"] == pytest.approx(0.6, abs=0.01)
+    assert s.codes() == ["ILLEGAL_MOVE"]
+    alert = s.last("ILLEGAL_MOVE")
+    assert [d["dice"] for d in alert.details["roll_doubt"]] == [[6, 4], [5, 4]]
+    assert alert.details["roll_doubt"][0]["p"] == pytest.approx(0.6, abs=0.01)
+    assert alert.details["dice"] == [6, 4] and "6-4 60%, 5-4 40%" in alert.message
 
 
 def test_lifting_a_die_before_both_are_at_rest():

@@ -567,6 +567,25 @@ def test_the_place_a_hand_taken_in_as_table_leaves_is_table_again_before_it_can_
     assert [h.side for h in cue(cue.small_grey(arm_frame(profile, (1.0, -5.0), "near")), [])] == ["near"]
 
 
+def test_a_remnant_taken_in_keeps_the_arm_of_a_hand_coming_in_beside_it():
+    """Session 22, seed 319: a remnant of the far hand by the edge (a place an arm left, still 1 s)
+    was taken into the table with the change beyond the edge joined to it, which was also the arm of
+    the tap coming in beside it: the hand, cut from its arm, was no hand, and the tap was missed (the
+    turn's end, then the opponent's throw called premature). Beyond the board nothing is followed for
+    motion: the change there joined to a hand region that moves stays. The remnant itself is taken in."""
+    profile, cue, table = _cue_on_a_quiet_table()
+    q = profile.dims.play_depth / 2
+    cue.settle(cue.small_grey(arm_frame(profile, (-8.0, -q + 1.5), "near")))  # an arm barely in, kept as table
+    grey = cue.small_grey(arm_frame(profile, (1.5, -5.0), "near"))  # gone; a tap comes in beside its place
+    assert [(h.side, h.over) for h in cue(grey, [])] == [("near", "bar")]
+    n, labels = cv2.connectedComponents(cue.hand_mask)
+    assert n == 3 and cv2.connectedComponents(cue._outside)[0] == 2  # two regions, one change beyond the edge
+    tap = max(range(1, n), key=lambda i: int((labels == i).sum()))
+    assert cue.take_in_still(grey, np.where(labels == tap, 0.0, 1.0), 1.0, 0.5, 0.2, t=5.0)  # the remnant
+    assert [(h.side, h.over) for h in cue(grey, [])] == [("near", "bar")]
+    assert cv2.connectedComponents(cue.hand_mask)[0] == 2
+
+
 def test_a_table_that_may_show_a_hand_is_not_kept_as_the_table_before_a_hand():
     """Session 22, seed 319: a still hand at the bar was taken into the table, and another still
     region taken in soon after kept that table (hand and all) as "the table before": the next tap, at

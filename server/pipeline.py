@@ -170,10 +170,9 @@ class HandCue:
         self._taken_at: float | None = None
         """When a still "hand" was last taken into the reference, until a quiet table has been taken
         in :attr:`clean_after_s` later (None: the reference shows no hand): a reference that may show
-        a hand is never kept as :attr:`_before_still` (session 22, seed 319: the table kept showed a
-        hand at the bar from an earlier tap; the next tap, at the same place, matched it and was taken
-        for the place a hand had left)."""
+        a hand is never kept as :attr:`_before_still`."""
         self.clean_after_s = 1.0
+        """A quiet table taken in this long after a still "hand" was is free of it."""
         self._taken: npt.NDArray[np.bool_] = np.zeros(motion.mask.shape, dtype=bool)
         """Where still "hands" were taken into the reference since it last showed no hand: only there
         can a hand's place left show the table before (session 22, seed 319: a far hand the cue hardly

@@ -147,7 +147,7 @@ class FrameRecognizer:
         if settled:
             roi = self._near_board_roi()
             found = self.locator.locate(arr, roi=roi, enough=DICE_PER_THROW)
-            plain = [s >= SURE_SCORE and (arrived is None or arrived(b)) for b, s in zip(found.as_list(), found.scores)]
+            plain = [s >= SURE_SCORE and (arrived is None or arrived(b)) for b, s in zip(found.as_list(), found.scores, strict=True)]
             if sum(plain) < DICE_PER_THROW:
                 # not both dice plainly: the frame again at the other phase of the network's grid, half a
                 # cell away (seed 322: a 3 at rest on the navy felt, 25 px, scored 0.29-0.31 at both

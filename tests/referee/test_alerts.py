@@ -992,7 +992,8 @@ def test_borne_off_checker_back_on_the_board():
     assert "BORNE_OFF_CHECKER_ON_SURFACE" in s.codes()
 
 
-def test_a_doubtful_tray_reading_brings_no_checker_back():
+@pytest.mark.parametrize("sure", [False, True])
+def test_a_doubtful_tray_reading_brings_no_checker_back(sure):
     """Session 22, seed 319 (the match's last bear-off): light's tray of 14 read 15 (45%; 14 at 27%)
     in one quiet view, the checker left on the 2 point unseen; then 14 (79%) with the checker on the
     board, in two quiet views. Taken for a checker put back from the tray. The tray must be read with
@@ -1000,29 +1001,25 @@ def test_a_doubtful_tray_reading_brings_no_checker_back():
     read surely are a checker put back."""
     from rules.referee import TableState
 
-    for sure in (False, True):
-        s = Scenario()
-        s.start_from([14, 0, 1] + [0] * 23, [0, 2, 3, 4, 3, 2, 1] + [0] * 19)
-        s.snap()
-        s.roll("light", 2, 1)
-        light = s.player("light")
+    s = Scenario()
+    s.start_from([14, 0, 1] + [0] * 23, [0, 2, 3, 4, 3, 2, 1] + [0] * 19)
+    s.snap()
+    s.roll("light", 2, 1)
+    light = s.player("light")
 
-        def seen(off: int, off_p: list[float] | None) -> None:
-            rec = s.script.snap(0.5).record
-            rec["off"]["light"] = off
-            if off_p is not None:
-                rec["off"]["light_p"] = off_p
-            s.alerts += s.ref.feed(TableState.from_json(rec))
+    def seen(off: int, off_p: dict[int, float]) -> None:
+        rec = s.script.snap(0.5).record
+        rec["off"]["light"] = off
+        if not sure:
+            rec["off"]["light_p"] = [off_p.get(n, 0.0) for n in range(16)]
+        s.alerts += s.ref.feed(TableState.from_json(rec))
 
-        def dist(p: dict[int, float]) -> list[float] | None:
-            return None if sure else [p.get(n, 0.0) for n in range(16)]
-
-        s.table.boards[light][2] = 0  # the checker on the 2 point unseen, the tray read 15
-        seen(15, dist({12: 0.24, 13: 0.04, 14: 0.27, 15: 0.45}))
-        s.table.boards[light][2] = 1  # then seen, and the tray read 14
-        seen(14, dist({13: 0.07, 14: 0.79, 15: 0.14}))
-        seen(14, dist({13: 0.07, 14: 0.79, 15: 0.14}))
-        assert ("BORNE_OFF_CHECKER_ON_SURFACE" in s.codes()) is sure
+    s.table.boards[light][2] = 0  # the checker on the 2 point unseen, the tray read 15
+    seen(15, {12: 0.24, 13: 0.04, 14: 0.27, 15: 0.45})
+    s.table.boards[light][2] = 1  # then seen, and the tray read 14
+    seen(14, {13: 0.07, 14: 0.79, 15: 0.14})
+    seen(14, {13: 0.07, 14: 0.79, 15: 0.14})
+    assert ("BORNE_OFF_CHECKER_ON_SURFACE" in s.codes()) is sure
 
 
 def test_a_tray_misread_for_a_moment_brings_no_checker_back():

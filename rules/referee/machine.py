@@ -344,10 +344,10 @@ class Referee:
         """The last walk through a roll's legal plays (its arguments, then the partial, the complete and
         the unfinished positions of :meth:`_partial_results` and :meth:`_unfinished`)."""
         self._bar_clear: tuple[int | None, tuple[list[int], list[int]]] = (None, ([], []))
+        """The roll (its frame) and, per colour, the bar counts read clearly while it is played (:meth:`_note_bar`)."""
         self._bar_seen: deque[tuple[float, tuple[int, int], frozenset[Seat]]] = deque()
         """The bar counts (light, dark) and the seats with a hand over the table of the states of the last
         :data:`TAP_DWELL_S` and the one before them (:meth:`_placed_in_dwell`)."""
-        """The roll (its frame) and, per colour, the bar counts read clearly while it is played (:meth:`_note_bar`)."""
         self._invalid_opening: tuple[int, list[tuple[int, Die]]] | None = None
         """The opening roll judged invalid, not yet rethrown: its starter (the higher die's) and dice
         (:meth:`_opening_played`)."""
@@ -1811,19 +1811,17 @@ class Referee:
         observed = self._counted_board(s, before, mover)
         dice, p_roll, p_legal, post = self._roll_from_play(s, before, observed)
         doubt: dict[tuple[int, int], float] | None = None
-        if p_roll < self.profile.confidence and p_legal >= self.profile.confidence:
+        if p_roll < self.profile.confidence and not 1.0 - self.profile.confidence < p_legal < self.profile.confidence:
             # which roll it was is not clear, but the play is legal whichever it was (two rolls play
             # alike: a 3-1 and a 1-1 both 24/20, a 6-1 and a 6-3 both bearing off one checker when
-            # the other die cannot be played): no rules question for the monitor; the most probable
-            # roll is recorded and the doubt goes with the MOVE event, for the transcriber
+            # the other die cannot be played), or illegal whichever it was (session 22, seed 313: the
+            # injected illegal 20/16 13/9 with a 4-3 whose 3 was read 87% sure, 1 the rest): no rules
+            # question hangs on the roll, and the monitor is not asked it; the most probable roll (of
+            # a legal play; else the roll read) is recorded and the doubt goes with the MOVE event,
+            # for the transcriber, or with the illegal move
             doubt = {r: p for r, p in sorted(post.items(), key=lambda kv: -kv[1]) if p >= 1.0 - self.profile.confidence}
-        elif p_roll < self.profile.confidence and p_legal <= 1.0 - self.profile.confidence:
-            # which roll it was is not clear, but the play is illegal whichever it was (session 22,
-            # seed 313: the injected illegal 20/16 13/9 with a 4-3 whose 3 was read 87% sure, 1 the
-            # rest): the rules question does not hang on the roll, and no second alert asks it; the
-            # roll read stands and the doubt goes with the illegal move
-            doubt = {r: p for r, p in sorted(post.items(), key=lambda kv: -kv[1]) if p >= 1.0 - self.profile.confidence}
-            dice = read
+            if p_legal < self.profile.confidence:
+                dice = read
         elif p_roll < self.profile.confidence:
             # not clear either way: the monitor is asked. A clearly likelier roll than the one read
             # (posterior at least profile.likelier_roll) is recorded, and the question says what the

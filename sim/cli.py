@@ -1,6 +1,7 @@
 """``gammonwatch sim ...``: the table simulator's command line.
 
     gammonwatch sim frames --n N --out DIR [--seed S] [--workers W] [--styles A,B] [--state-mix ...]
+                         [--layouts game=W,spread=W,tall=W] [--hands 0|1|2]
     gammonwatch sim agreement [--dice 1000] [--seed S]      physics labels vs the geometric measure
     gammonwatch sim sheets [--out docs/contact-sheets]      contact sheets per die state and board style
     gammonwatch sim styles                                  list the board styles
@@ -25,7 +26,7 @@ USAGE = __doc__ or ""
 def _frames(argv: list[str]) -> int:
     from sim.dicestate import TARGETS
     from sim.frames import FramesConfig, ManifestMismatch, run
-    from sim.scene import parse_mix
+    from sim.scene import parse_layouts, parse_mix
     from sim.styles import UnknownStyleError, parse_styles
 
     ap = argparse.ArgumentParser(prog="gammonwatch sim frames", description="labelled 1280x720 frames")
@@ -39,6 +40,11 @@ def _frames(argv: list[str]) -> int:
     ap.add_argument("--views", type=int, default=3, help="camera views per physical scene")
     ap.add_argument("--shadows", type=float, default=0.5, help="share of views rendered with shadows")
     ap.add_argument("--translucent", type=float, default=0.3, help="share of scenes with translucent precision dice")
+    ap.add_argument("--layouts", default=None,
+                    help="how the checkers stand, KIND=W,... with kinds game, spread, tall "
+                         "(default: game and spread half each)")
+    ap.add_argument("--hands", type=int, choices=(0, 1, 2), default=None,
+                    help="hands over the table in every view (default: 0, 1 or 2 at random)")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
     if a.n < 1:
@@ -47,11 +53,12 @@ def _frames(argv: list[str]) -> int:
     try:
         styles = parse_styles(a.styles)
         mix = parse_mix(a.state_mix)
+        layouts = parse_layouts(a.layouts)
     except (UnknownStyleError, ValueError) as exc:
         print(f"gammonwatch sim frames: {exc}", file=sys.stderr)
         return 2
     cfg = FramesConfig(n=a.n, out=a.out, seed=a.seed, views=max(1, a.views), styles=styles, mix=mix,
-                       shadows=a.shadows, translucent=a.translucent)
+                       shadows=a.shadows, translucent=a.translucent, layouts=layouts, hands=a.hands)
     try:
         written = run(cfg, workers=a.workers, progress=not a.quiet)
     except ManifestMismatch as exc:

@@ -44,9 +44,14 @@ class FramesConfig:
     shadows: float = 0.5  # share of views rendered with shadows
     translucent: float = 0.3  # share of scenes with translucent precision dice
     jpeg: tuple[int, int] = (60, 95)
+    layouts: dict[str, float] | None = None  # layout kind -> weight (sim.scene.LAYOUT_KINDS); None: the default
+    hands: int | None = None  # hands over the table in every view; None: 0, 1 or 2 at random
 
     def manifest(self) -> dict[str, Any]:
         d = asdict(self)
+        for k in ("layouts", "hands"):  # runs made before these settings existed resume unchanged
+            if d[k] is None:
+                del d[k]
         d["out"] = None
         d["format_version"] = FORMAT_VERSION
         d["width"], d["height"] = 1280, 720
@@ -151,11 +156,12 @@ def render_scene(cfg_d: dict[str, Any], scene_idx: int) -> list[int]:
         return []
     seed = int(cfg_d["seed"])
     rng = scene_rng(seed, scene_idx)
-    scene = make_scene(rng, mix=cfg_d["mix"], client=st["client"])
+    scene = make_scene(rng, mix=cfg_d["mix"], client=st["client"], layouts=cfg_d.get("layouts"))
     styles = cfg_d["styles"]
     style = get_style(styles[int(rng.integers(len(styles)))])
     dice_colours = (scene.world.bodies[scene.world.dice[0]].colour, scene.world.bodies[scene.world.dice[1]].colour)
-    look = sample_look(scene.world, style, rng, dice_colours, translucent_share=float(cfg_d["translucent"]))
+    look = sample_look(scene.world, style, rng, dice_colours, translucent_share=float(cfg_d["translucent"]),
+                       hands=cfg_d.get("hands"))
     renderer = st["renderer"]
     pscene = renderer.build(scene.world, look, rng)
     written = []

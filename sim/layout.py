@@ -120,6 +120,31 @@ class TableLayout:
         return cls(points=tuple((a, b) for a, b in pts), bar=(bar[0], bar[1]), off=(off[0], off[1]))
 
     @classmethod
+    def tall(cls, rng: np.random.Generator) -> TableLayout:
+        """Few, tall stacks: each colour's checkers on 1 to 4 points, one of them taking most, some
+        on the bar or borne off (bearing in and bearing off; decision 0723). Stacks of 6 to 15 are
+        rare in random games and the checker counter misread them most."""
+        owner = [-1] * 24
+        pts = [[0, 0] for _ in range(24)]
+        bar = [0, 0]
+        off = [0, 0]
+        for c in range(2):
+            off[c] = int(rng.choice([0, 0, 0, int(rng.integers(1, 15))]))
+            bar[c] = min(int(rng.choice([0, 0, 0, 0, 1, 2, 3, 4])), 15 - off[c])
+            left = 15 - off[c] - bar[c]
+            free = [i for i in range(24) if owner[i] == -1]
+            n_points = min(int(rng.integers(1, 5)), left, len(free))
+            if n_points == 0:
+                continue
+            chosen = [int(i) for i in rng.choice(free, size=n_points, replace=False)]
+            share = rng.dirichlet(np.full(n_points, 0.6))
+            counts = rng.multinomial(left - n_points, share) + 1
+            for i, k in zip(chosen, counts, strict=True):
+                owner[i] = c
+                pts[i][c] = int(k)
+        return cls(points=tuple((a, b) for a, b in pts), bar=(bar[0], bar[1]), off=(off[0], off[1]))
+
+    @classmethod
     def from_random_game(cls, rng: np.random.Generator, max_moves: int = 90) -> TableLayout:
         """The position after a random number of random legal plays from the start (rules engine)."""
         from rules.position import Position

@@ -50,6 +50,36 @@ def parse_mix(text: str | None) -> dict[str, float]:
     return {k: v / total for k, v in mix.items()}
 
 
+LAYOUT_KINDS = {"game": TableLayout.from_random_game, "spread": TableLayout.random, "tall": TableLayout.tall}
+"""How a scene's checkers may stand: after a random legal game, a free mid-game spread, few tall stacks."""
+
+
+def parse_layouts(text: str | None) -> dict[str, float] | None:
+    """``"game=1,tall=2"`` -> normalised weights over :data:`LAYOUT_KINDS`; None for the default."""
+    if not text:
+        return None
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        name, sep, val = (x.strip() for x in part.partition("="))
+        if not sep:
+            raise ValueError(f"layout item {part!r} needs the form KIND=WEIGHT, e.g. tall=0.5")
+        if name not in LAYOUT_KINDS:
+            raise ValueError(f"unknown layout kind {name!r} in --layouts; valid: {', '.join(LAYOUT_KINDS)}")
+        try:
+            w = float(val)
+        except ValueError:
+            raise ValueError(f"layout weight for {name!r} is not a number: {val!r}") from None
+        if w < 0:
+            raise ValueError(f"layout weight for {name!r} is negative: {w}")
+        out[name] = w
+    total = sum(out.values())
+    if total <= 0:
+        raise ValueError("layout weights add up to 0; give at least one positive weight")
+    return {k: v / total for k, v in out.items()}
+
+
 def scene_rng(seed: int, index: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([int(seed), int(index), 0x5EED]))
 
@@ -70,9 +100,15 @@ class Scene:
 
 def make_scene(rng: np.random.Generator, *, mix: dict[str, float] | None = None, layout: TableLayout | None = None,
                spec: TableSpec | None = None, client: int | None = None, target: str | None = None,
-               run_erase: bool = True, attempts: int = 3) -> Scene:
+               run_erase: bool = True, attempts: int = 3, layouts: dict[str, float] | None = None) -> Scene:
+    """One physical scene. ``layouts`` (kind -> weight, kinds from :data:`LAYOUT_KINDS`) chooses how
+    the checkers stand; without it, half from a random game and half from a free spread."""
     mix = mix or DEFAULT_MIX
     spec = spec or TableSpec.sample(rng)
+    if layout is None and layouts:
+        kinds = list(layouts)
+        kind = str(rng.choice(kinds, p=np.array([layouts[k] for k in kinds])))
+        layout = LAYOUT_KINDS[kind](rng)
     if layout is None:
         # half the scenes from a random legal game of the rules engine, half from a free spread
         layout = TableLayout.from_random_game(rng) if rng.random() < 0.5 else TableLayout.random(rng)

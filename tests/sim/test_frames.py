@@ -189,6 +189,31 @@ def test_bad_state_mix_is_explained(tmp_path: Path):
     assert r.returncode == 2 and "'tumbling'" in r.stderr and "leaning" in r.stderr
 
 
+def test_layouts_and_hands_options_shape_the_scenes(tmp_path: Path):
+    r = run_cli("frames", "--n", "2", "--views", "1", "--out", str(tmp_path), "--seed", "3", "--workers", "1",
+                "--layouts", "tall=1", "--hands", "0", "--quiet")
+    assert r.returncode == 0, r.stderr
+    man = json.loads((tmp_path / "manifest.json").read_text())
+    assert man["layouts"] == {"tall": 1.0} and man["hands"] == 0
+    for i in range(2):
+        lab = json.loads((tmp_path / "frames" / f"{i:06d}.json").read_text())
+        assert lab["look"]["hands"] == []
+        for colour in ("light", "dark"):
+            assert sum(1 for p in lab["table_state"]["points"] if p[colour]) <= 4
+
+
+def test_runs_without_the_new_settings_keep_their_manifest(run_a: Path):
+    """A run made before --layouts and --hands existed resumes: its manifest has neither key."""
+    man = json.loads((run_a / "manifest.json").read_text())
+    assert "layouts" not in man and "hands" not in man
+
+
+def test_bad_layout_mix_is_explained(tmp_path: Path):
+    r = run_cli("frames", "--n", "1", "--out", str(tmp_path), "--layouts", "tall=1,stacked=2")
+    assert r.returncode == 2 and "'stacked'" in r.stderr and "tall" in r.stderr
+    assert not (tmp_path / "frames").exists()
+
+
 def test_resuming_with_other_settings_is_refused(run_a: Path):
     r = run_cli("frames", "--n", "4", "--views", "2", "--out", str(run_a), "--seed", "99")
     assert r.returncode == 2 and "seed" in r.stderr and "another --out" in r.stderr

@@ -46,6 +46,34 @@ def test_random_layouts_hold_fifteen_a_side():
             assert sum(p[c] for p in lay.points) + lay.bar[c] + lay.off[c] == 15
 
 
+def test_tall_layouts_hold_fifteen_a_side_on_few_tall_stacks():
+    rng = np.random.default_rng(7)
+    tallest = []
+    for _ in range(200):
+        lay = TableLayout.tall(rng)
+        for c in range(2):
+            assert sum(p[c] for p in lay.points) + lay.bar[c] + lay.off[c] == 15
+            on_points = [p[c] for p in lay.points if p[c]]
+            assert len(on_points) <= 4
+        tallest.append(max(max(p) for p in lay.points))
+    # what the kind is for: stacks of 6 and more in most scenes (a random game has them seldom)
+    assert np.mean(np.array(tallest) >= 6) > 0.7
+    assert max(tallest) >= 12
+
+
+def test_layout_mix_is_parsed_and_bad_items_are_named():
+    from sim.scene import parse_layouts
+
+    assert parse_layouts(None) is None
+    assert parse_layouts("tall=3,game=1") == {"tall": 0.75, "game": 0.25}
+    with pytest.raises(ValueError, match="'stacked'.*game, spread, tall"):
+        parse_layouts("stacked=1")
+    with pytest.raises(ValueError, match="KIND=WEIGHT"):
+        parse_layouts("tall")
+    with pytest.raises(ValueError, match="add up to 0"):
+        parse_layouts("tall=0")
+
+
 def test_sampled_boards_are_within_rg19_3_1():
     rng = np.random.default_rng(1)
     for _ in range(200):

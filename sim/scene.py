@@ -7,6 +7,7 @@ the same whichever worker makes it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,30 +25,39 @@ CUBE_ZONES = {"centre": 0.4, "near": 0.2, "far": 0.2, "board": 0.05, "absent": 0
 CUBE_VALUES = (2, 4, 8, 16, 32, 64)
 
 
+def parse_weights(text: str, valid: Sequence[str], *, what: str, kind: str, option: str,
+                  form: str) -> dict[str, float]:
+    """``"a=1,b=3"`` -> weights normalised to 1 over names from ``valid``; a bad item raises a
+    ValueError that names it (``what``: "state mix"; ``kind``: "die state"; ``option``: the flag;
+    ``form``: an example of an item)."""
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        name, sep, val = (x.strip() for x in part.partition("="))
+        if not sep:
+            raise ValueError(f"{what} item {part!r} needs the form {form}")
+        if name not in valid:
+            raise ValueError(f"unknown {kind} {name!r} in {option}; valid: {', '.join(valid)}")
+        try:
+            w = float(val)
+        except ValueError:
+            raise ValueError(f"{what} weight for {name!r} is not a number: {val!r}") from None
+        if w < 0:
+            raise ValueError(f"{what} weight for {name!r} is negative: {w}")
+        out[name] = w
+    total = sum(out.values())
+    if total <= 0:
+        raise ValueError(f"{what} weights add up to 0; give at least one positive weight")
+    return {k: v / total for k, v in out.items()}
+
+
 def parse_mix(text: str | None) -> dict[str, float]:
     """``"throw=0.5,leaning=0.2,..."`` -> normalised weights; names from :data:`TARGETS`."""
     if not text:
         return dict(DEFAULT_MIX)
-    mix: dict[str, float] = {}
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        if "=" not in part:
-            raise ValueError(f"state mix item {part!r} needs the form NAME=WEIGHT, e.g. leaning=0.2")
-        name, val = (x.strip() for x in part.split("=", 1))
-        if name not in TARGETS:
-            raise ValueError(f"unknown die state {name!r} in --state-mix; valid: {', '.join(TARGETS)}")
-        try:
-            w = float(val)
-        except ValueError:
-            raise ValueError(f"state mix weight for {name!r} is not a number: {val!r}") from None
-        if w < 0:
-            raise ValueError(f"state mix weight for {name!r} is negative: {w}")
-        mix[name] = w
-    total = sum(mix.values())
-    if total <= 0:
-        raise ValueError("state mix weights add up to 0; give at least one positive weight")
-    return {k: v / total for k, v in mix.items()}
+    return parse_weights(text, TARGETS, what="state mix", kind="die state", option="--state-mix",
+                         form="NAME=WEIGHT, e.g. leaning=0.2")
 
 
 LAYOUT_KINDS = {"game": TableLayout.from_random_game, "spread": TableLayout.random, "tall": TableLayout.tall}
@@ -58,26 +68,8 @@ def parse_layouts(text: str | None) -> dict[str, float] | None:
     """``"game=1,tall=2"`` -> normalised weights over :data:`LAYOUT_KINDS`; None for the default."""
     if not text:
         return None
-    out: dict[str, float] = {}
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        name, sep, val = (x.strip() for x in part.partition("="))
-        if not sep:
-            raise ValueError(f"layout item {part!r} needs the form KIND=WEIGHT, e.g. tall=0.5")
-        if name not in LAYOUT_KINDS:
-            raise ValueError(f"unknown layout kind {name!r} in --layouts; valid: {', '.join(LAYOUT_KINDS)}")
-        try:
-            w = float(val)
-        except ValueError:
-            raise ValueError(f"layout weight for {name!r} is not a number: {val!r}") from None
-        if w < 0:
-            raise ValueError(f"layout weight for {name!r} is negative: {w}")
-        out[name] = w
-    total = sum(out.values())
-    if total <= 0:
-        raise ValueError("layout weights add up to 0; give at least one positive weight")
-    return {k: v / total for k, v in out.items()}
+    return parse_weights(text, list(LAYOUT_KINDS), what="layout", kind="layout kind", option="--layouts",
+                         form="KIND=WEIGHT, e.g. tall=0.5")
 
 
 def scene_rng(seed: int, index: int) -> np.random.Generator:

@@ -144,7 +144,7 @@ def render_scene(cfg_d: dict[str, Any], scene_idx: int) -> list[int]:
     from sim.labels import frame_labels
     from sim.render import sample_look
     from sim.scene import make_scene, scene_rng
-    from sim.styles import get_style
+    from sim.styles import style_for
 
     st = _state()
     out = Path(cfg_d["out"])
@@ -158,7 +158,7 @@ def render_scene(cfg_d: dict[str, Any], scene_idx: int) -> list[int]:
     rng = scene_rng(seed, scene_idx)
     scene = make_scene(rng, mix=cfg_d["mix"], client=st["client"], layouts=cfg_d.get("layouts"))
     styles = cfg_d["styles"]
-    style = get_style(styles[int(rng.integers(len(styles)))])
+    style = style_for(styles[int(rng.integers(len(styles)))], rng)
     dice_colours = (scene.world.bodies[scene.world.dice[0]].colour, scene.world.bodies[scene.world.dice[1]].colour)
     look = sample_look(scene.world, style, rng, dice_colours, translucent_share=float(cfg_d["translucent"]),
                        hands=cfg_d.get("hands"))

@@ -1,11 +1,15 @@
 """Named board styles: surface material and colours, points, rails, checkers and dice.
 
 ``get_style(name)`` raises :class:`UnknownStyleError` naming the style and listing the valid ones.
+The name :data:`RANDOM` stands for a palette drawn afresh for each scene (:func:`random_style`).
 """
 
 from __future__ import annotations
 
+import colorsys
 from dataclasses import dataclass
+
+import numpy as np
 
 RGB = tuple[int, int, int]
 
@@ -55,6 +59,56 @@ STYLES: dict[str, Style] = {s.name: s for s in [
 ]}
 
 
+RANDOM = "random"
+"""``--styles random``: a palette drawn for each scene (real boards come in any colours)."""
+
+
+def _hsv(rng: np.random.Generator, h: tuple[float, float], s: tuple[float, float], v: tuple[float, float]) -> RGB:
+    r, g, b = colorsys.hsv_to_rgb(float(rng.uniform(*h)) % 1.0, float(rng.uniform(*s)), float(rng.uniform(*v)))
+    return int(round(r * 255)), int(round(g * 255)), int(round(b * 255))
+
+
+def _luma(c: RGB) -> float:
+    return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]
+
+
+def random_style(rng: np.random.Generator) -> Style:
+    """A plausible board in random colours: a surface of any hue, points one light and one dark (or
+    two hues), rails darker than the surface, light checkers bright and dark checkers dark of any
+    hue, sometimes the very colours of the points (matched sets). Named :data:`RANDOM` in labels."""
+    any_hue = (0.0, 1.0)
+    material = str(rng.choice(["felt", "wood", "leather"]))
+    surface = _hsv(rng, any_hue, (0.1, 0.8), (0.12, 0.85))
+    if rng.random() < 0.7:  # one light, one dark point colour
+        point_a = _hsv(rng, any_hue, (0.0, 0.35), (0.7, 0.95))
+        point_b = _hsv(rng, any_hue, (0.3, 0.9), (0.1, 0.65))
+    else:  # two hues
+        point_a = _hsv(rng, any_hue, (0.4, 0.9), (0.35, 0.9))
+        point_b = _hsv(rng, any_hue, (0.4, 0.9), (0.35, 0.9))
+    if rng.random() < 0.5:
+        point_a, point_b = point_b, point_a
+    rail = _hsv(rng, (0.0, 0.12) if material == "wood" else any_hue, (0.1, 0.7), (0.06, 0.5))
+    checker_light = _hsv(rng, any_hue, (0.0, 0.3), (0.78, 1.0))
+    checker_dark = _hsv(rng, any_hue, (0.0, 0.9), (0.06, 0.55))
+    if _luma(checker_light) < _luma(checker_dark) + 50:  # "light" and "dark" are told by brightness
+        checker_dark = (checker_dark[0] // 2, checker_dark[1] // 2, checker_dark[2] // 2)
+    if rng.random() < 0.2:  # checkers in the points' own colours, as many sets are sold
+        lighter, darker = sorted((point_a, point_b), key=_luma, reverse=True)
+        if _luma(lighter) > _luma(darker) + 60:
+            checker_light, checker_dark = lighter, darker
+    dice_light = _hsv(rng, any_hue, (0.0, 0.3), (0.8, 1.0))
+    dice_dark = _hsv(rng, any_hue, (0.2, 0.9), (0.08, 0.6))
+    dice_shared = _hsv(rng, any_hue, (0.0, 0.9), (0.2, 1.0))
+    roughness = float(rng.uniform(0.85, 0.95) if material == "felt" else rng.uniform(0.45, 0.65))
+    return Style(RANDOM, material, surface, point_a, point_b, rail, "wood" if material == "wood" or rng.random() < 0.5
+                 else "leather", checker_light, checker_dark, dice_light, dice_dark, dice_shared, roughness)
+
+
+def style_for(name: str, rng: np.random.Generator) -> Style:
+    """The named style, or a fresh random one for :data:`RANDOM` (drawing from ``rng`` only then)."""
+    return random_style(rng) if name == RANDOM else get_style(name)
+
+
 def style_names() -> list[str]:
     return sorted(STYLES)
 
@@ -64,7 +118,8 @@ def get_style(name: str) -> Style:
         return STYLES[name]
     except KeyError:
         raise UnknownStyleError(
-            f"unknown board style {name!r}; valid styles: {', '.join(style_names())}") from None
+            f"unknown board style {name!r}; valid styles: {', '.join(style_names())} "
+            f"(or {RANDOM!r} in --styles: a palette drawn for each scene)") from None
 
 
 def parse_styles(text: str | None) -> list[str]:
@@ -73,5 +128,6 @@ def parse_styles(text: str | None) -> list[str]:
         return style_names()
     names = [n.strip() for n in text.split(",") if n.strip()]
     for n in names:
-        get_style(n)
+        if n != RANDOM:
+            get_style(n)
     return names

@@ -225,3 +225,28 @@ def test_get_style_error_lists_styles():
     with pytest.raises(UnknownStyleError) as e:
         get_style("nope")
     assert "'nope'" in str(e.value) and all(n in str(e.value) for n in style_names())
+
+
+def test_random_palettes_are_plausible_boards_and_follow_the_seed():
+    """`--styles random`: each scene its own palette, light checkers bright and dark ones dark (the
+    counter tells the colours by brightness), the same palette for the same generator state."""
+    from sim.styles import RANDOM, parse_styles, random_style, style_for
+
+    assert parse_styles("random,green-felt") == ["random", "green-felt"]
+    rng = np.random.default_rng(3)
+    styles = [random_style(rng) for _ in range(300)]
+
+    def lum(c):
+        return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]
+
+    for s in styles:
+        assert s.name == RANDOM and s.material in ("felt", "wood", "leather")
+        assert lum(s.checker_light) > lum(s.checker_dark) + 45, s
+    assert len({s.surface for s in styles}) == 300  # a palette per scene, not a few
+    matched = sum(s.checker_dark in (s.point_a, s.point_b) for s in styles)
+    assert 0 < matched < 100  # checkers in the points' own colours now and then
+    a, b = np.random.default_rng(9), np.random.default_rng(9)
+    assert style_for(RANDOM, a) == style_for(RANDOM, b)
+    before = np.random.default_rng(9)
+    style_for("green-felt", before)  # a named style draws nothing
+    assert before.random() == np.random.default_rng(9).random()

@@ -76,7 +76,7 @@ TALL = ROOT / "tests" / "data" / "tall-sample"
 @needs_models
 def test_tall_stacks_are_counted(reader: BoardReader) -> None:
     """Decision 0723: four held-out frames with stacks of 8 to 15 (tests/data/tall-sample). The model
-    reads 91% of such boards exactly right (a render of 300, models/checkers.md); the session-3
+    reads 95% of such boards exactly right (a render of 300, models/checkers.md); the session-3
     model read 67% of them, and 2 of these 4 (a 12-stack read 8, a bar of 3 read 7)."""
     boards = tall_right = tall = 0
     for js in sorted(TALL.glob("*.json")):

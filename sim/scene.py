@@ -72,6 +72,12 @@ def parse_layouts(text: str | None) -> dict[str, float] | None:
                          form="KIND=WEIGHT, e.g. tall=0.5")
 
 
+def draw(rng: np.random.Generator, weights: dict[str, float]) -> str:
+    """One name of ``weights`` drawn with its weight (they add up to 1)."""
+    names = list(weights)
+    return str(rng.choice(names, p=np.array([weights[n] for n in names])))
+
+
 def scene_rng(seed: int, index: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([int(seed), int(index), 0x5EED]))
 
@@ -98,9 +104,7 @@ def make_scene(rng: np.random.Generator, *, mix: dict[str, float] | None = None,
     mix = mix or DEFAULT_MIX
     spec = spec or TableSpec.sample(rng)
     if layout is None and layouts:
-        kinds = list(layouts)
-        kind = str(rng.choice(kinds, p=np.array([layouts[k] for k in kinds])))
-        layout = LAYOUT_KINDS[kind](rng)
+        layout = LAYOUT_KINDS[draw(rng, layouts)](rng)
     if layout is None:
         # half the scenes from a random legal game of the rules engine, half from a free spread
         layout = TableLayout.from_random_game(rng) if rng.random() < 0.5 else TableLayout.random(rng)
@@ -108,7 +112,7 @@ def make_scene(rng: np.random.Generator, *, mix: dict[str, float] | None = None,
     rolled_half = "right" if roller == "light" else "left"
     friction = float(rng.uniform(0.1, 0.45))
     restitution = float(rng.uniform(0.4, 0.6))
-    zone = str(rng.choice(list(CUBE_ZONES), p=list(CUBE_ZONES.values())))
+    zone = draw(rng, CUBE_ZONES)
     cube_value = 64 if zone == "centre" else int(rng.choice(CUBE_VALUES[:-1]))
     shared = bool(rng.random() < 0.5)
     colour = 0 if roller == "light" else 1
@@ -116,8 +120,7 @@ def make_scene(rng: np.random.Generator, *, mix: dict[str, float] | None = None,
     world = World.build(spec, layout, client=client, die_friction=friction, die_restitution=restitution,
                         dice_colours=dice_colours, cube_zone=zone, cube_value=cube_value, rng=rng)
     if target is None:
-        names = list(mix)
-        target = str(rng.choice(names, p=np.array([mix[n] for n in names])))
+        target = draw(rng, mix)
     world.throw(world.dice, rolled_half, rng)
     settled = world.settle()
     attempts_used = 0

@@ -74,7 +74,7 @@ def _luma(c: RGB) -> float:
 
 def random_style(rng: np.random.Generator) -> Style:
     """A plausible board in random colours: a surface of any hue, points one light and one dark (or
-    two hues), rails darker than the surface, light checkers bright and dark checkers dark of any
+    two hues), dark rails (brownish for wood), light checkers bright and dark checkers dark of any
     hue, sometimes the very colours of the points (matched sets). Named :data:`RANDOM` in labels."""
     any_hue = (0.0, 1.0)
     material = str(rng.choice(["felt", "wood", "leather"]))
@@ -100,8 +100,9 @@ def random_style(rng: np.random.Generator) -> Style:
     dice_dark = _hsv(rng, any_hue, (0.2, 0.9), (0.08, 0.6))
     dice_shared = _hsv(rng, any_hue, (0.0, 0.9), (0.2, 1.0))
     roughness = float(rng.uniform(0.85, 0.95) if material == "felt" else rng.uniform(0.45, 0.65))
-    return Style(RANDOM, material, surface, point_a, point_b, rail, "wood" if material == "wood" or rng.random() < 0.5
-                 else "leather", checker_light, checker_dark, dice_light, dice_dark, dice_shared, roughness)
+    rail_material = "wood" if material == "wood" or rng.random() < 0.5 else "leather"
+    return Style(RANDOM, material, surface, point_a, point_b, rail, rail_material, checker_light, checker_dark,
+                 dice_light, dice_dark, dice_shared, roughness)
 
 
 def style_for(name: str, rng: np.random.Generator) -> Style:

@@ -26,6 +26,7 @@ from vision.observation import TableObservation
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "tests" / "data" / "sim-sample"
+TALL = ROOT / "tests" / "data" / "tall-sample"
 sys.path.insert(0, str(ROOT))
 
 from models.board_data import strip_counts  # noqa: E402
@@ -34,9 +35,9 @@ needs_models = pytest.mark.skipif(not (checkers.DEFAULT_MODEL.is_file() and cube
                                   reason="board models not built (models/train_checkers.py, models/train_cube.py)")
 
 
-def _frames() -> list[tuple[np.ndarray, dict, CalibrationProfile]]:
+def _frames(folder: Path = SAMPLE) -> list[tuple[np.ndarray, dict, CalibrationProfile]]:
     out = []
-    for js in sorted(SAMPLE.glob("*.json")):
+    for js in sorted(folder.glob("*.json")):
         lab = json.loads(js.read_text(encoding="utf-8"))
         img = cv2.imread(str(js.with_suffix(".jpg")), cv2.IMREAD_COLOR)
         assert img is not None, js
@@ -70,19 +71,14 @@ def test_points_agree_with_the_labels(readings) -> None:
     assert right / total >= 0.90, f"{right}/{total} points right"
 
 
-TALL = ROOT / "tests" / "data" / "tall-sample"
-
-
 @needs_models
 def test_tall_stacks_are_counted(reader: BoardReader) -> None:
     """Decision 0723: four held-out frames with stacks of 8 to 15 (tests/data/tall-sample). The model
     reads 95% of such boards exactly right (a render of 300, models/checkers.md); the session-3
     model read 67% of them, and 2 of these 4 (a 12-stack read 8, a bar of 3 read 7)."""
     boards = tall_right = tall = 0
-    for js in sorted(TALL.glob("*.json")):
-        lab = json.loads(js.read_text(encoding="utf-8"))
-        img = cv2.imread(str(js.with_suffix(".jpg")), cv2.IMREAD_COLOR)
-        reading = reader.read(img, CalibrationProfile.from_corners(lab["board"]["corners8_px"], (1280, 720)))
+    for img, lab, prof in _frames(TALL):
+        reading = reader.read(img, prof)
         truth, pred = strip_counts(lab), reading.strip_counts()
         boards += int(np.all(pred == truth))
         high = truth[:24].max(axis=1) >= 6

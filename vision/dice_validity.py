@@ -27,6 +27,9 @@ How (docs/dice-validity.md, decisions 0700 and 0540):
    ``wrong_side`` (only when the half the dice were rolled into is known: the referee knows who is
    on roll), then valid when P(flat_board) + P(on_checker) reaches the model's threshold (chosen for
    at most 1% false alarms), else the most likely invalid pose class.
+5. :func:`with_readers_doubt`, once the die readers have looked (``FrameRecognizer.read_dice``): a
+   die called valid with ``valid_p`` under :data:`DOUBT_VALID_P` whose value the readers give less
+   than :data:`DOUBT_VALUE_P` takes its most likely invalid pose class (decision 0725).
 
 ``valid_p`` is the probability that the die is validly at rest under USBGF 2019 (flat on the board
 or on checkers; the referee re-rules ``on_checker`` for other rule sets).
@@ -497,6 +500,37 @@ def decide(pose_p: npt.ArrayLike, half: Literal["left", "right"] | None, rolled_
     invalid = [i for i in range(len(POSE_CLASSES)) if POSE_CLASSES[i] not in VALID_CLASSES]
     best = max(invalid, key=lambda i: p[i])
     return POSE_CLASSES[best], valid_p
+
+
+DOUBT_VALID_P = 0.3
+"""A die the validity model calls valid with P(valid) under this ..."""
+DOUBT_VALUE_P = 0.6
+"""... and whose value the die readers give less than this probability is judged invalid (decision 0725)."""
+
+
+def with_readers_doubt(verdict: DieValidity, value_p: npt.ArrayLike,
+                       valid_p_below: float = DOUBT_VALID_P, value_p_below: float = DOUBT_VALUE_P) -> DieValidity:
+    """The verdict once the die readers have looked (decision 0725): a die that shows no one face on top
+    (cocked on an edge, leaning, sunk in a gap: RG19 4.1.4.3) leaves the readers in doubt, so a die the
+    validity model calls valid only weakly (``valid_p`` under ``valid_p_below``) and whose likeliest
+    value has less than ``value_p_below`` takes its most likely *invalid* pose class. Verdicts already
+    invalid, or valid with confidence, or read without doubt are returned as they are.
+
+    >>> v = DieValidity("flat_board", 0.03, np.array([0.03, 0, 0.95, 0, 0.01, 0, 0.01], np.float32), "right", (10.0, 0.0))
+    >>> with_readers_doubt(v, [0.5, 0.2, 0.1, 0.1, 0.05, 0.05]).reason
+    'cocked'
+    >>> with_readers_doubt(v, [0.99, 0.01, 0, 0, 0, 0]).reason
+    'flat_board'
+    """
+    q = np.asarray(value_p, dtype=np.float64).reshape(-1)
+    if q.shape != (6,):
+        raise VisionError(f"die value probabilities must have 6 entries, got {q.shape}")
+    if verdict.reason not in VALID_CLASSES or verdict.valid_p >= valid_p_below or float(q.max()) >= value_p_below:
+        return verdict
+    p = np.asarray(verdict.pose_p, dtype=np.float64)
+    invalid = [i for i in range(len(POSE_CLASSES)) if POSE_CLASSES[i] not in VALID_CLASSES]
+    best = max(invalid, key=lambda i: p[i])
+    return DieValidity(POSE_CLASSES[best], verdict.valid_p, verdict.pose_p, verdict.half, verdict.board_xy)
 
 
 class DieValidityClassifier:

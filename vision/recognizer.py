@@ -41,6 +41,7 @@ from vision.dice_validity import (
     DieValidity,
     DieValidityClassifier,
     die_board_xy,
+    with_readers_doubt,
 )
 from vision.die_box import DieBoxRefiner
 from vision.errors import VisionError
@@ -250,6 +251,8 @@ class FrameRecognizer:
         verdicts = [v if v.half is not None else
                     replace(v, half="right" if die_board_xy(self.profile, b)[0] >= 0 else "left")
                     for b, v in zip(boxes, verdicts, strict=True)]
+        # a weakly valid die the readers cannot read is judged invalid (decision 0725)
+        verdicts = [with_readers_doubt(v, values.probabilities[i]) for i, v in enumerate(verdicts)]
         out = []
         for i, (b, v) in enumerate(zip(boxes, verdicts, strict=True)):
             valid_p = v.valid_p if v.reason in VALID_CLASSES else min(v.valid_p, 0.49)

@@ -23,6 +23,8 @@ from vision.dice_validity import (
     RECT_SIZE,
     RECT_SPAN,
     TOP_SPAN,
+    DOUBT_VALID_P,
+    DOUBT_VALUE_P,
     DieValidity,
     DieValidityClassifier,
     assumed_camera,
@@ -35,6 +37,7 @@ from vision.dice_validity import (
     flat_die_boxes,
     rectified_crop,
     top_face_crop,
+    with_readers_doubt,
 )
 from vision.errors import ModelMissingError, VisionError
 
@@ -312,6 +315,51 @@ def test_a_flat_die_the_locator_boxed_short_is_judged_flat() -> None:
     observed, verdicts = rec.read_dice(image, boxes)
     assert verdicts[i].reason == "flat_board" and observed[i].reason == "flat_board"
     assert int(np.argmax(observed[i].value_p)) + 1 == 2
+
+
+def test_a_weakly_valid_die_the_readers_cannot_read_is_judged_invalid() -> None:
+    """Decision 0725: a die with no one face on top (cocked, leaning, sunk: RG19 4.1.4.3) leaves the die
+    readers in doubt; with P(valid) also low it takes its likeliest invalid pose class."""
+    pose = np.array([0.1, 0.05, 0.05, 0.7, 0.05, 0.03, 0.02], np.float32)
+    weak = DieValidity("flat_board", 0.15, pose, "left", (-20.0, 3.0))
+    doubtful = [0.4, 0.3, 0.1, 0.1, 0.05, 0.05]
+    sure = [0.02, 0.9, 0.02, 0.02, 0.02, 0.02]
+    out = with_readers_doubt(weak, doubtful)
+    assert out.reason == "leaning" and out.valid_p == weak.valid_p and out.half == "left"
+    assert with_readers_doubt(weak, sure) is weak  # read without doubt: the model's verdict stands
+    confident = replace(weak, valid_p=DOUBT_VALID_P)  # valid with enough confidence: stands
+    assert with_readers_doubt(confident, doubtful) is confident
+    cocked = replace(weak, reason="cocked", valid_p=0.01)  # already invalid: unchanged
+    assert with_readers_doubt(cocked, doubtful) is cocked
+    assert with_readers_doubt(weak, [DOUBT_VALUE_P, 0.4, 0, 0, 0, 0]) is weak  # the bounds are strict
+    with pytest.raises(VisionError, match="6 entries"):
+        with_readers_doubt(weak, [0.5, 0.5])
+
+
+def test_seed_320s_cocked_die_is_caught_by_the_readers_doubt() -> None:
+    """Seed 320 (held out, walnut-wood, 55 degrees), frame 598: the injected cocked die, which the
+    validity model alone judges flat (P(valid) just over its threshold) and the readers cannot read.
+    The recognizer's verdict is cocked; the other die, flat and read sure, stays valid."""
+    from server.pipeline import profile_from_sim_camera
+    from vision.recognizer import FrameRecognizer
+
+    data = Path(__file__).parents[1] / "data" / "vision"
+    image = cv2.imread(str(data / "cocked-die-seed320.jpg"))
+    profile = profile_from_sim_camera(json.loads((data / "cocked-die-seed320.camera.json").read_text()))
+    rec = FrameRecognizer(profile)
+    boxes = rec.locate_dice(image)
+    centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes]
+    near = [i for i, c in enumerate(centres) if np.hypot(c[0] - 950, c[1] - 190) < 15]
+    other = [i for i, c in enumerate(centres) if np.hypot(c[0] - 868, c[1] - 350) < 15]
+    assert len(near) == 1 and len(other) == 1
+    i, j = near[0], other[0]
+    first = rec.validity.judge(image, profile, boxes)
+    observed, verdicts = rec.read_dice(image, boxes)
+    assert verdicts[i].reason == "cocked" and observed[i].reason == "cocked" and observed[i].valid_p < 0.5
+    assert float(np.max(observed[i].value_p)) < DOUBT_VALUE_P and verdicts[i].valid_p < DOUBT_VALID_P
+    # near miss: the validity model alone, from the locator's box, says flat
+    assert first[i].reason == "flat_board"
+    assert verdicts[j].reason == "flat_board" and float(np.max(observed[j].value_p)) > 0.9
 
 
 @pytest.mark.skipif(not MODEL.is_file(), reason="models/die_validity.onnx not trained yet (models/train_die_validity.py)")

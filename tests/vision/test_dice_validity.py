@@ -16,6 +16,8 @@ from calibration.board import BoardDimensions
 from calibration.intrinsics import Intrinsics
 from calibration.profile import CalibrationProfile, solve_pose
 from vision.dice_validity import (
+    DOUBT_VALID_P,
+    DOUBT_VALUE_P,
     FEATURE_NAMES,
     N_FEATURES,
     POSE_CLASSES,
@@ -23,8 +25,6 @@ from vision.dice_validity import (
     RECT_SIZE,
     RECT_SPAN,
     TOP_SPAN,
-    DOUBT_VALID_P,
-    DOUBT_VALUE_P,
     DieValidity,
     DieValidityClassifier,
     assumed_camera,

@@ -181,6 +181,18 @@ class HandCue:
         self.stale_min_px = 20
         """Fewest still hand pixels showing that older table for them to be taken in (small copy)."""
         self._bar_since: dict[str, float] = {}
+        self.straight_hold_s = 0.2
+        """How long the tip of a hand that came straight in onto the bar must stay there to be a tap
+        (decision 0726): it carries no checker across (a carry starts on the board). Three frames at
+        10 fps: hands on their way over the bar's end to the points beside it stayed one or two."""
+        self.away_s = 0.6
+        """How long a seat's hand must have been unseen before it comes in for it to come in anew."""
+        self.gap_s = 0.15
+        """Frames without a seat's hand this far apart at most are one stay of that hand (a frame missed)."""
+        self._last_seen: dict[str, float] = {}
+        self._straight: dict[str, bool] = {}
+        """Per seat: its hand, in this stay, came in after :attr:`away_s` unseen with its tip on the bar
+        and has kept it there."""
         self.min_frac = min_frac
         """Smallest hand region, as a share of the board (a hand from the far seat looks small)."""
         self.arm_min_frac = min(min_frac, 0.003)
@@ -256,17 +268,24 @@ class HandCue:
 
     def __call__(self, grey: U8, dice_boxes: Sequence[Box], t: float | None = None) -> list[HandObservation]:
         """The hands in this frame (``t``: its time; with it, a tip on the bar counts as a bar tap only
-        once it has stayed there ``bar_hold_s``: a hand carrying a checker across the bar passes over it)."""
+        once it has stayed there ``bar_hold_s``: a hand carrying a checker across the bar passes over it;
+        ``straight_hold_s`` for a hand that came in straight onto the bar, decision 0726)."""
         hands = self._hands(grey, dice_boxes)
         if t is None:
             return hands
         out = []
         for h in hands:
+            last = self._last_seen.get(h.side)
+            if last is None or t - last > self.gap_s + 1e-6:  # this seat's hand comes in
+                self._straight[h.side] = last is None or t - last >= self.away_s - 1e-6
+            self._last_seen[h.side] = t
             if h.over == "bar":
                 since = self._bar_since.setdefault(h.side, t)
-                if t - since < self.bar_hold_s - 1e-6:
+                hold = self.straight_hold_s if self._straight.get(h.side) else self.bar_hold_s
+                if t - since < hold - 1e-6:
                     h = HandObservation(h.side, "board", h.touching, h.point)
             else:
+                self._straight[h.side] = False
                 self._bar_since.pop(h.side, None)
             out.append(h)
         for side in [s for s in self._bar_since if all(h.side != s for h in hands)]:

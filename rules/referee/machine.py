@@ -86,8 +86,9 @@ BAR_CLEAR = 0.9
 put there (:meth:`Referee._carrying_hit`)."""
 TAP_DWELL_S = 0.45
 """A hand is reported at the bar once its tip has stayed there a while (the live pipeline: 0.3 s,
-``server.pipeline.HandCue.bar_hold_s``, so that a checker carried across is no tap): the table as the
-hand reached the bar is the one this long before the report (the dwell and a frame or so)."""
+``server.pipeline.HandCue.bar_hold_s``, so that a checker carried across is no tap; 0.2 s for a hand
+that came straight onto the bar, decision 0726): the table as the hand reached the bar is the one this
+long before the report (the dwell and a frame or so)."""
 BARE_TAP_WAIT_S = 1.0
 """A bar tap before the roll is judged (a pass without rolling) once the hand has left the bar and
 this long has passed with no cube action and no roll: a hand going for the cube looks the same."""
@@ -1251,11 +1252,31 @@ class Referee:
             return "hit"
         if self._entering(s, mover, prev):
             return "entering"
-        if self._mid_play(s, prev, mover) or self._hidden_play(s, mover):
+        if self._mid_play(s, prev, mover) or self._hidden_play(s, mover) or self._unplayed(s, mover):
             return "mid"
         if self._holding_own(s, prev, mover):
             return "own"
         return None
+
+    def _unplayed(self, s: TableState, mover: int) -> bool:
+        """The mover's hand comes to the bar while the board as it comes (points it hides at their
+        settled counts) still shows the position of the roll, and the roll has a legal play: the hand is on its way to the
+        checkers by the bar, not tapping (decision 0726: a hand that comes in straight onto the bar is
+        reported there after 0.2 s; seeds 322 and 350, the far hand came in over the bar's end to play
+        on the points beside it). The tap is held until the hand has left the bar and gone, and judged
+        then (a roll left unplayed is alerted that much later); a hand that goes on to the board was
+        playing."""
+        if self.phase is not Phase.MOVING or self.dice is None or self.profile.legal_results is not None:
+            return False
+        before = self.roll_pos or self.position
+        unmoved = before.with_turn(Player(1 - mover))
+        _, complete = self._partial_results(before, self.dice)
+        if unmoved in complete:
+            return False  # no legal play: the tap is the turn's end
+        try:
+            return self.map.to_position(PhysicalBoard.from_state(s), 1 - mover, before.out_of_play) == unmoved
+        except ValueError:
+            return False
 
     def _hidden_play(self, s: TableState, mover: int) -> bool:
         """The mover's hand comes to the bar while his arm hides points (read as unknown: no count at

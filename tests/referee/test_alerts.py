@@ -1687,7 +1687,9 @@ def test_a_hand_at_the_bar_while_the_mover_holds_his_own_checker_is_no_tap(holdi
     hand putting the blot on the bar was taken for the tap and the turn judged before 5/1 was played
     (the rest of the game drifted). With a checker of his own in his hand the mover's play is not
     finished: the tap is held, and the hand going on to the board was no tap. Near miss: the hand
-    comes to the bar holding nothing: the tap (RG19 4.1.7.2), at once, on a play not made."""
+    comes to the bar holding nothing and leaves: the tap (RG19 4.1.7.2) on a play not made, judged
+    as the hand leaves (decision 0726: a hand at the bar before anything is played may be on its way
+    to the points by the bar)."""
     s = _light_rolls_61_to_hit()
     light, dark = s.player("light"), s.player("dark")
     me, opp = s.table.boards[light], s.table.boards[dark]
@@ -1700,7 +1702,10 @@ def test_a_hand_at_the_bar_while_the_mover_holds_his_own_checker_is_no_tap(holdi
     s.script.hand(light, "bar")
     s.snap()  # at the bar: putting the blot there as the camera sees it (the blot still read on its point)
     if not holding:
-        assert s.codes() == ["ILLEGAL_MOVE"]  # tapped at once, nothing played
+        assert s.codes() == []  # held: nothing played yet
+        s.script.no_hands()
+        s.snap()
+        assert s.codes() == ["ILLEGAL_MOVE"]  # it left: tapped, nothing played
         return
     assert "END_OF_TURN" not in s.all_codes()[before:]
     s.table.in_hand[light] -= 1
@@ -2554,3 +2559,43 @@ def test_a_hand_by_the_bar_over_hidden_points_is_no_tap_while_the_play_in_view_i
     s.end_turn("light")
     assert s.all_codes()[-2:] == ["MOVE", "END_OF_TURN"]
     assert s.codes() == []
+
+
+@pytest.mark.parametrize("then", ["plays", "leaves", "no legal play"])
+def test_a_hand_at_the_bar_before_anything_is_played_is_no_tap_until_it_leaves(then):
+    """Decision 0726: the live pipeline reports a hand that comes in straight onto the bar there after
+    0.2 s, not 0.3 s (an illegal move alerted within 200 ms of the tap). Seeds 322 and 350: the far
+    hand came in over the bar's end to play on the points beside it, and its 0.2 s there ended the
+    turn before anything was played (an illegal move called). With the board still as rolled and a
+    legal play to make, the tap is held until the hand has left the bar and gone: it goes on to the
+    board and plays, and the real tap ends the turn with nothing to say. Near misses: the hand leaves
+    the bar and is gone with nothing played, the roll left unplayed (A5.1), alerted then; and with no
+    legal play (dark on the bar against a closed board) the tap ends the turn at once."""
+    if then == "no legal play":
+        s = Scenario(end_signal=EndSignal.BAR_TAP)
+        light = [0, 2, 2, 2, 2, 2, 2, 0, 3] + [0] * 17   # light has closed his board
+        dark = [0] * 13 + [14] + [0] * 11 + [1]           # one dark checker on the bar
+        s.start_from(light, dark, turn=1)
+        s.table.clock = "far"
+        s.snap()
+        s.roll("dark", 6, 4)
+        s.script.hand(s.player("dark"), "bar")
+        s.snap(0.2)
+        assert "NO_MOVE" in s.all_codes() and s.codes() == []
+        return
+    s = _light_rolls_61_to_hit()
+    light = s.player("light")
+    s.script.hand(light, "bar")
+    s.snap(0.2)
+    assert s.all_codes()[-1] == "ROLL_VALID" and s.codes() == []  # held: no tap yet
+    if then == "plays":
+        s.script.hand(light, "board")
+        s.snap()
+        s.play("light", "13/7* 8/7")
+        s.end_turn("light")
+        assert s.all_codes()[-2:] == ["MOVE", "END_OF_TURN"]
+        assert s.codes() == []
+    else:
+        s.script.no_hands()
+        s.snap(0.3)
+        assert s.codes() == ["ILLEGAL_MOVE"]

@@ -989,12 +989,44 @@ def test_a_bar_tap_is_a_tip_that_stays_on_the_bar_not_a_checker_carried_across()
     table = np.full((720, 1280, 3), 90, np.uint8)
     cue(cue.small_grey(table), [], 0.0)
     on_bar = cue.small_grey(arm_frame(profile, (0.0, -5.0), "near"))
-    assert [h.over for h in cue(on_bar, [], 1.0)] == ["board"]   # arriving: could be a carry
+    over_board = cue.small_grey(arm_frame(profile, (12.0, -5.0), "near"))
+    assert [h.over for h in cue(over_board, [], 0.9)] == ["board"]  # taking a checker
+    assert [h.over for h in cue(on_bar, [], 1.0)] == ["board"]   # arriving from the board: could be a carry
     assert [h.over for h in cue(on_bar, [], 1.2)] == ["board"]
     assert [h.over for h in cue(on_bar, [], 1.3)] == ["bar"]     # stayed 0.3 s (three frames at 10 fps): a tap
-    over_board = cue.small_grey(arm_frame(profile, (12.0, -5.0), "near"))
     assert [h.over for h in cue(over_board, [], 1.4)] == ["board"]
     assert [h.over for h in cue(on_bar, [], 1.5)] == ["board"]   # back on the bar: the clock restarts
+
+
+def test_a_hand_that_comes_straight_onto_the_bar_taps_after_0_2_s():
+    """Decision 0726, seeds 320 and 350: the far hand came in from beyond the edge straight onto the
+    bar and tapped; held 0.3 s as a possible carry, the illegal move it ended was alerted 300 ms after
+    the end of the turn (issue 7: 200 ms). A hand unseen for 0.6 s that arrives with its tip on the
+    bar carries no checker across (a carry starts on the board): it taps once its tip has stayed
+    there 0.2 s (three frames at 10 fps; one frame or two at the bar were hands passing over its end
+    to the points beside it). Near misses: a hand first seen over the board, and a hand back after
+    less than 0.6 s away (one the cue lost a moment while it carried a checker), wait the 0.3 s."""
+    from server.pipeline import HandCue
+    from vision.tracker import MotionDetector, outer_corners
+
+    profile = load_profile(CAMERA)
+    motion = MotionDetector(profile.image_size, board_polygon=outer_corners(profile.corners))
+    cue = HandCue(motion, profile)
+    assert (cue.straight_hold_s, cue.bar_hold_s, cue.away_s) == (0.2, 0.3, 0.6)
+    table = cue.small_grey(np.full((720, 1280, 3), 90, np.uint8))
+    on_bar = cue.small_grey(arm_frame(profile, (0.0, -5.0), "near"))
+    over_board = cue.small_grey(arm_frame(profile, (12.0, -5.0), "near"))
+    frames = [table] * 10 + [on_bar] * 3 + [table] * 6  # 0.0-1.8 s, a frame every 0.1 s
+    frames += [on_bar] * 3 + [table] * 3 + [on_bar] * 4  # 1.9-2.8 s
+    frames += [table] * 8 + [over_board] + [on_bar] * 4  # 2.9-4.1 s
+    seen = [(round(k * 0.1, 1), [h.over for h in cue(f, [], k * 0.1)]) for k, f in enumerate(frames)]
+    board, bar = ["board"], ["bar"]
+    assert [x for x in seen if x[1]] == [
+        (1.0, board), (1.1, board), (1.2, bar),  # straight in and stayed 0.2 s: a tap
+        (1.9, board), (2.0, board), (2.1, bar),  # back after 0.7 s away: straight in again
+        (2.5, board), (2.6, board), (2.7, board), (2.8, bar),  # back after 0.4 s: perhaps a carry
+        (3.7, board), (3.8, board), (3.9, board), (4.0, board), (4.1, bar),  # in over the board first
+    ]
 
 
 def test_a_new_die_far_smaller_than_the_dice_seen_there_is_no_die():

@@ -2553,7 +2553,13 @@ def test_a_hand_by_the_bar_over_hidden_points_is_no_tap_while_the_play_in_view_i
         assert s.codes() == ["ILLEGAL_MOVE"]
         return
     assert s.all_codes()[-1] == "ROLL_VALID" and s.codes() == []  # held: no tap yet
-    s.script.hand(light, "board")
+    _goes_on_to_play_13_7_8_7(s)
+
+
+def _goes_on_to_play_13_7_8_7(s: Scenario) -> None:
+    """Light's held hand goes on from the bar to the board and plays his 6-1 (13/7* 8/7), then taps:
+    one turn ended, nothing to say."""
+    s.script.hand(s.player("light"), "board")
     s.snap()
     s.play("light", "13/7* 8/7")
     s.end_turn("light")
@@ -2589,12 +2595,7 @@ def test_a_hand_at_the_bar_before_anything_is_played_is_no_tap_until_it_leaves(t
     s.snap(0.2)
     assert s.all_codes()[-1] == "ROLL_VALID" and s.codes() == []  # held: no tap yet
     if then == "plays":
-        s.script.hand(light, "board")
-        s.snap()
-        s.play("light", "13/7* 8/7")
-        s.end_turn("light")
-        assert s.all_codes()[-2:] == ["MOVE", "END_OF_TURN"]
-        assert s.codes() == []
+        _goes_on_to_play_13_7_8_7(s)
     else:
         s.script.no_hands()
         s.snap(0.3)

@@ -1260,8 +1260,8 @@ class Referee:
 
     def _unplayed(self, s: TableState, mover: int) -> bool:
         """The mover's hand comes to the bar while the board as it comes (points it hides at their
-        settled counts) still shows the position of the roll, and the roll has a legal play: the hand is on its way to the
-        checkers by the bar, not tapping (decision 0726: a hand that comes in straight onto the bar is
+        settled counts) still shows the position of the roll, and the roll has a legal play: the hand
+        is on its way to the checkers by the bar, not tapping (decision 0726: a hand that comes in straight onto the bar is
         reported there after 0.2 s; seeds 322 and 350, the far hand came in over the bar's end to play
         on the points beside it). The tap is held until the hand has left the bar and gone, and judged
         then (a roll left unplayed is alerted that much later); a hand that goes on to the board was
@@ -1273,10 +1273,15 @@ class Referee:
         _, complete = self._partial_results(before, self.dice)
         if unmoved in complete:
             return False  # no legal play: the tap is the turn's end
+        return self._shown(s, mover, before) == unmoved
+
+    def _shown(self, s: TableState, mover: int, before: Position) -> Position | None:
+        """The position the table shows once ``mover`` has played from ``before`` (the opponent on roll),
+        or None when the board as read is no position (too many checkers, both colours on a point)."""
         try:
-            return self.map.to_position(PhysicalBoard.from_state(s), 1 - mover, before.out_of_play) == unmoved
+            return self.map.to_position(PhysicalBoard.from_state(s), 1 - mover, before.out_of_play)
         except ValueError:
-            return False
+            return None
 
     def _hidden_play(self, s: TableState, mover: int) -> bool:
         """The mover's hand comes to the bar while his arm hides points (read as unknown: no count at
@@ -1294,11 +1299,8 @@ class Referee:
             return False
         before = self.roll_pos or self.position
         _, complete = self._partial_results(before, self.dice)
-        try:
-            if self.map.to_position(PhysicalBoard.from_state(s), 1 - mover, before.out_of_play) in complete:
-                return False
-        except ValueError:
-            pass
+        if self._shown(s, mover, before) in complete:
+            return False
         in_view = [i for i in range(len(s.points)) if i not in hidden]
         seen = tuple((s.points[i].light, s.points[i].dark) for i in in_view)
         for pos in self._unfinished(before, self.dice):
@@ -1340,12 +1342,7 @@ class Referee:
         partial, complete = self._partial_results(before, self.dice)
         if not partial:
             return False
-        shown = []
-        for state in (prev, s):
-            try:
-                shown.append(self.map.to_position(PhysicalBoard.from_state(state), 1 - mover, before.out_of_play))
-            except ValueError:
-                continue
+        shown = [p for p in (self._shown(state, mover, before) for state in (prev, s)) if p is not None]
         return any(p in partial for p in shown) and not any(p in complete for p in shown)
 
     def _partial_results(self, before: Position, dice: tuple[int, int]) -> tuple[set[Position], set[Position]]:

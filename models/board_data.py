@@ -38,7 +38,15 @@ if str(ROOT) not in sys.path:
 
 from calibration.profile import CalibrationProfile  # noqa: E402
 from vision.checkers import MAX_COUNT, N_STRIPS, STRIP_NAMES, cut_strips, strip_transforms  # noqa: E402
-from vision.cube import FACES, WINDOWS, crop_face, cut_windows, local_point_width_px, window_transforms  # noqa: E402
+from vision.cube import (  # noqa: E402
+    FACE_CROP,
+    FACES,
+    WINDOWS,
+    crop_face,
+    cut_windows,
+    local_point_width_px,
+    window_transforms,
+)
 from vision.geometry import image_to_board  # noqa: E402
 
 JITTER_PX = 2.0
@@ -203,7 +211,7 @@ def build_faces(args: argparse.Namespace) -> int:
             if copy > 0:
                 pw = local_point_width_px(prof, (cx, cy))
                 cx, cy = cx + rng.normal(0, 0.08 * pw), cy + rng.normal(0, 0.08 * pw)
-            crops.append(crop_face(image, prof, (cx, cy)))
+            crops.append(crop_face(image, prof, (cx, cy), args.size))
             faces.append(FACES.index(int(cube["value"])))
             frames.append(n)
         n += 1
@@ -452,6 +460,7 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("dirs", nargs="+", type=Path)
     f.add_argument("--out", required=True)
     f.add_argument("--copies", type=int, default=4)
+    f.add_argument("--size", type=int, default=FACE_CROP, help="crop side, pixels (the face model's input)")
     f.add_argument("--exclude-styles", default="")
     f.add_argument("--limit", type=int)
     f.add_argument("--seed", type=int, default=0)

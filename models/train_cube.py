@@ -119,15 +119,54 @@ def add_map_output(path: Path) -> None:
     onnx.save(model, str(path))
 
 
-def build_face_model() -> Any:
+FACE_WIDTHS = (24, 48, 96, 128, 128)
+"""Channels of the face model's five 3x3 blocks (session 27; sessions 1-16: 16, 32, 64, 64, four blocks)."""
+
+
+def build_face_model(widths: tuple[int, ...] = FACE_WIDTHS) -> Any:
+    """3x3 conv blocks with a 2x2 max-pool after each but the last, global average, dropout, linear."""
     from torch import nn
 
     def block(i: int, o: int) -> nn.Sequential:
         return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
 
-    return nn.Sequential(block(3, 16), nn.MaxPool2d(2), block(16, 32), nn.MaxPool2d(2), block(32, 64),
-                         nn.MaxPool2d(2), block(64, 64), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2),
-                         nn.Linear(64, len(FACES)))
+    layers: list[Any] = []
+    prev = 3
+    for k, w in enumerate(widths):
+        layers.append(block(prev, w))
+        if k < len(widths) - 1:
+            layers.append(nn.MaxPool2d(2))
+        prev = w
+    return nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(prev, len(FACES)))
+
+
+def _load_faces(paths: list[Path]) -> tuple[Any, Any, Any]:
+    crops_l, face_l, frame_l = [], [], []
+    offset = 0
+    for p in paths:
+        d = np.load(p)
+        crops_l.append(d["crops"])
+        face_l.append(d["face"])
+        frame_l.append(d["frame"] + offset)
+        offset = int(frame_l[-1].max()) + 1
+    return np.concatenate(crops_l), np.concatenate(face_l).astype(np.int64), np.concatenate(frame_l)
+
+
+def _augment_faces(xb: Any, rng: Any) -> Any:
+    """A quarter turn, per-channel gain, brightness offset, a blur now and then, sensor noise
+    (standardised crops: offsets in standard deviations)."""
+    import torch
+    import torch.nn.functional as F
+
+    n = xb.shape[0]
+    xb = torch.rot90(xb, int(rng.integers(4)), dims=(2, 3))
+    xb = xb * torch.from_numpy(rng.normal(1.0, 0.12, (n, 3, 1, 1)).astype(np.float32))
+    xb = xb + torch.from_numpy(rng.normal(0.0, 0.15, (n, 1, 1, 1)).astype(np.float32))
+    if rng.random() < 0.3:
+        k = torch.tensor([1.0, 2.0, 1.0])
+        k = (k[:, None] * k[None, :]) / 16.0
+        xb = F.conv2d(xb, k.expand(3, 1, 3, 3).contiguous(), padding=1, groups=3)
+    return xb + torch.from_numpy(rng.normal(0.0, 0.05, tuple(xb.shape)).astype(np.float32))
 
 
 def train_faces(args: argparse.Namespace) -> int:
@@ -139,22 +178,19 @@ def train_faces(args: argparse.Namespace) -> int:
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     t_start = time.time()
-    crops_l, face_l, frame_l = [], [], []
-    offset = 0
-    for p in args.data:
-        d = np.load(p)
-        crops_l.append(d["crops"])
-        face_l.append(d["face"])
-        frame_l.append(d["frame"] + offset)
-        offset = int(frame_l[-1].max()) + 1
-    crops = np.concatenate(crops_l)
-    face = np.concatenate(face_l).astype(np.int64)
-    frame = np.concatenate(frame_l)
+    crops, face, frame = _load_faces(args.data)
     x_all = torch.from_numpy(to_tensor(crops))
     n_frames = int(frame.max()) + 1
-    val_frames = set(rng.choice(n_frames, max(1, n_frames // 10), replace=False).tolist())
-    is_val = np.array([f in val_frames for f in frame])
-    tr, va = np.flatnonzero(~is_val), np.flatnonzero(is_val)
+    if args.val:
+        # validation on crops of other folders (other seeds): all the given crops train
+        v_crops, v_face, _ = _load_faces(args.val)
+        tr, va = np.arange(len(crops)), np.arange(len(crops), len(crops) + len(v_crops))
+        x_all = torch.cat([x_all, torch.from_numpy(to_tensor(v_crops))])
+        face = np.concatenate([face, v_face])
+    else:
+        val_frames = set(rng.choice(n_frames, max(1, n_frames // 10), replace=False).tolist())
+        is_val = np.array([f in val_frames for f in frame])
+        tr, va = np.flatnonzero(~is_val), np.flatnonzero(is_val)
     print(f"{len(crops)} crops ({n_frames} frames), {len(tr)} training, {len(va)} validation", file=sys.stderr)
     model = build_face_model()
     if args.init_onnx:
@@ -178,8 +214,7 @@ def train_faces(args: argparse.Namespace) -> int:
         perm = rng.permutation(tr)
         for i in range(0, len(perm), 64):
             idx = perm[i:i + 64]
-            xb = torch.rot90(x_all[idx], int(rng.integers(4)), dims=(2, 3))
-            xb = xb * torch.from_numpy(rng.normal(1.0, 0.1, (len(idx), 3, 1, 1)).astype(np.float32))
+            xb = _augment_faces(x_all[idx], rng)
             loss = ce(model(xb), torch.from_numpy(face[idx]))
             opt.zero_grad()
             loss.backward()
@@ -189,7 +224,7 @@ def train_faces(args: argparse.Namespace) -> int:
         with torch.no_grad():
             acc = float((model(x_all[va]).argmax(1).numpy() == face[va]).mean()) if len(va) else 0.0
         history.append({"epoch": epoch + 1, "val_face": acc})
-        print(f"epoch {epoch + 1}: validation face {acc:.4f}", file=sys.stderr)
+        print(f"epoch {epoch + 1}: validation face {acc:.4f} ({(time.time() - t_start) / 60:.1f} min)", file=sys.stderr)
         if acc >= best[0]:
             best = (acc, {k: v.detach().clone() for k, v in model.state_dict().items()})
     assert best[1] is not None
@@ -219,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minutes", type=float, default=0.0, help="stop after this many minutes (0: no limit)")
     ap.add_argument("--faces", action="store_true",
                     help="train the face reader on *-cubeface.npz crops (default --out models/cube_face.onnx)")
+    ap.add_argument("--val", nargs="*", type=Path, default=[],
+                    help="--faces: validation crops (*-cubeface.npz of other seeds) instead of a tenth of the frames")
     ap.add_argument("--add-map-output", action="store_true", help="only add the 'maps' output to --out")
     ap.add_argument("--init-onnx", type=Path,
                     help="start from this export of the same network (window model, or face model with --faces)")

@@ -42,20 +42,26 @@ WINDOW_ZONE = {"centre": "centre", "near": "near", "far": "far", "board-right": 
 FACES = (2, 4, 8, 16, 32, 64)
 """Faces the model reads (the face showing; 64 in the centre means the cube is at 1)."""
 
-FACE_CROP = 40
-"""Side of the face reader's square crop (pixels)."""
+FACE_CROP = 64
+"""Side of the face reader's square crop (pixels) for a new face model; a committed model's own input
+size is used to read with it (:class:`CubeReader`). 64 keeps the frame's own resolution where a point
+is up to 64 pixels wide (1280x720 frames: 45-60); the session-1..16 model read 40-pixel crops."""
 FACE_CROP_POINTS = 1.0
 """The face crop spans this many point widths of the board around the cube's centre."""
-FACE_TURNS = 4
-"""The face crop is read turned by 0, 1, 2 and 3 quarter turns and the logits averaged (held-out seed
-502, 236 cube crops: 90.3% -> 93.2% of faces; decision 0711)."""
+FACE_TURNS = 2
+"""The face crop is read turned by 0 .. FACE_TURNS - 1 quarter turns and the logits averaged (the model
+is trained on crops turned at random). Session 13's 40-pixel model, held-out seed 502, 236 crops:
+90.3% of faces with one look, 93.2% with four. Session 27's 64-pixel model, the 778 cube crops of
+seed 502: 98.07% with one, 98.33% with two, 98.20% with four (two: half the time of four)."""
 MAP_STRIDE = 8
 """Window pixels per presence-map cell."""
-PRESENCE_BIAS: dict[str, float] = {"centre": 0.5, "near": -0.75, "far": 0.0, "board-right": -0.75, "board-left": -0.75}
+PRESENCE_BIAS: dict[str, float] = {"centre": 1.0, "near": 0.75, "far": 0.5, "board-right": -0.75, "board-left": -1.0}
 """Added per window to the window model's presence logits before the sigmoid (windows of other
-sizes and places see more or fewer look-alikes); chosen on frames the model did not learn from
-with ``python models/board_data.py calibrate-presence`` (these: the first 250 frames of
-data-gen/validity-train2, value and zone right 68.4% there, 65.6% with one bias for all windows)."""
+sizes and places see more or fewer look-alikes); chosen on frames the models did not learn from
+with ``python models/board_data.py calibrate-presence`` (session 27, with the 64-pixel face model:
+the 600 frames of data-gen/val-cal, seed 535, value and zone right 89.0% there, 87.8% with one bias
+for all windows; before, chosen on 250 frames of data-gen/validity-train2 with the session-2 models:
+centre 0.5, near -0.75, far 0, board -0.75)."""
 
 DEFAULT_MODEL = MODELS_DIR / "cube_reader.onnx"
 DEFAULT_FACE_MODEL = MODELS_DIR / "cube_face.onnx"
@@ -130,16 +136,16 @@ def local_point_width_px(profile: CalibrationProfile, centre_px: tuple[float, fl
     return max(float(np.linalg.norm(pts[1] - pts[0])), float(np.linalg.norm(pts[3] - pts[2])), 1.0)
 
 
-def crop_face(image: U8, profile: CalibrationProfile, centre_px: tuple[float, float]) -> U8:
-    """A FACE_CROP square of the frame around the cube's image centre, FACE_CROP_POINTS point
+def crop_face(image: U8, profile: CalibrationProfile, centre_px: tuple[float, float], size: int = FACE_CROP) -> U8:
+    """A ``size`` square of the frame around the cube's image centre, FACE_CROP_POINTS point
     widths across (the same crop for training, from the label's centre, and for reading, from
     the presence map's peak)."""
     side = FACE_CROP_POINTS * local_point_width_px(profile, centre_px)
-    scale = FACE_CROP / side
+    scale = size / side
     cx, cy = centre_px
-    m = np.array([[scale, 0.0, FACE_CROP / 2 - scale * cx], [0.0, scale, FACE_CROP / 2 - scale * cy]])
+    m = np.array([[scale, 0.0, size / 2 - scale * cx], [0.0, scale, size / 2 - scale * cy]])
     interp = cv2.INTER_AREA if scale < 1.0 else cv2.INTER_LINEAR
-    return np.asarray(cv2.warpAffine(image, m, (FACE_CROP, FACE_CROP), flags=interp,
+    return np.asarray(cv2.warpAffine(image, m, (size, size), flags=interp,
                                      borderMode=cv2.BORDER_REPLICATE), dtype=np.uint8)
 
 
@@ -244,6 +250,12 @@ class CubeReader:
         self._session: Any = load_session(model_path, what="cube model", rebuild_hint=REBUILD_HINT, threads=threads)
         self._face: Any = None if face_model is None else load_session(face_model, what="cube face model", rebuild_hint=REBUILD_HINT, threads=threads)
         self._has_map = len(self._session.get_outputs()) >= 3
+        self.face_crop = FACE_CROP
+        """Side of the crops the face model reads: its input's, when the model fixes it."""
+        if self._face is not None:
+            side = self._face.get_inputs()[0].shape[-1]
+            if isinstance(side, int) and side > 0:
+                self.face_crop = side
         self.model_path = Path(model_path)
 
     def read_windows(self, windows: dict[str, U8]) -> CubeWindows:
@@ -266,6 +278,18 @@ class CubeReader:
                     peaks[n] = ((c + 0.5) * MAP_STRIDE, (r + 0.5) * MAP_STRIDE)
         return CubeWindows(presence, faces, peaks if self._has_map else None, self.zone_prior)
 
+    def read_face(self, crop: U8) -> npt.NDArray[np.float64]:
+        """P(face) over :data:`FACES` for a :func:`crop_face` crop of side :attr:`face_crop`, read in
+        :data:`FACE_TURNS` quarter turns (the model is trained on crops turned at random), logits averaged."""
+        if self._face is None:
+            raise ValueError("this cube reader has no face model (face_model=None)")
+        if crop.shape != (self.face_crop, self.face_crop, 3):
+            raise ValueError(f"the face model reads {self.face_crop} x {self.face_crop} colour crops, got {crop.shape}")
+        turns = to_tensor(np.stack([np.rot90(crop, k) for k in range(FACE_TURNS)]))
+        (logits,) = self._face.run(None, {"crops": turns})
+        probs: npt.NDArray[np.float64] = _softmax(np.asarray(logits, dtype=np.float32).mean(axis=0, keepdims=True))[0]
+        return probs
+
     def read(self, image: U8, profile: CalibrationProfile, transforms: dict[str, F64] | None = None) -> CubeObservation:
         """The cube's zone and value probabilities in a frame seen through ``profile``."""
         tf = transforms if transforms is not None else window_transforms(profile)
@@ -282,10 +306,7 @@ class CubeReader:
         h, w = image.shape[:2]
         if not (0 <= centre[0] < w and 0 <= centre[1] < h):
             return res
-        crop = crop_face(image, profile, (float(centre[0]), float(centre[1])))
-        # the face model is trained on crops turned by random quarter turns: read all four, mean logits
-        turns = to_tensor(np.stack([np.rot90(crop, k) for k in range(FACE_TURNS)]))
-        (logits,) = self._face.run(None, {"crops": turns})
+        crop = crop_face(image, profile, (float(centre[0]), float(centre[1])), self.face_crop)
         faces = dict(res.faces)
-        faces[best] = _softmax(np.asarray(logits, dtype=np.float32).mean(axis=0, keepdims=True))[0]
+        faces[best] = self.read_face(crop)
         return CubeWindows(res.presence, faces, res.peaks, self.zone_prior, (float(centre[0]), float(centre[1])))

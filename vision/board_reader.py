@@ -162,7 +162,8 @@ class BoardReader:
         """Read one BGR frame (as ``cv2.imread`` gives) of the camera ``profile`` describes.
 
         ``hand_mask`` (0/255 at ``mask_scale`` of the frame's size): where hands are over the table;
-        the strips they may hide are read as unknown (:attr:`BoardReading.hidden`). ``known``: the
+        the strips they may hide are read as unknown (:attr:`BoardReading.hidden`), and so is the cube's
+        face when a hand is at it (:func:`vision.cube.face_under_hand`). ``known``: the
         (light, dark) counts of points 1..24 last settled (the tracker's), whose places a hand may
         hide as well as those of the checkers read (:func:`vision.checkers.hidden_strips`)."""
         arr = colour_frame(image, profile.image_size)
@@ -197,6 +198,8 @@ class BoardReader:
         windows = None
         if self.cube is not None:
             windows = self.cube.read_full(arr, profile, window_tf)
+            if hand_mask is not None:
+                windows = cube.face_under_hand(windows, profile, hand_mask, mask_scale)
             cube_obs = windows.observation()
         assert point_p.shape == (24, 2, COUNTS)
         return BoardReading(point_p, bar_p, off_p, cube_obs, counts, windows, totals, hidden)

@@ -167,9 +167,10 @@ ZONE_FACE_COUNTS = {
 """How often each face (``FACES`` order) shows in each zone in the training frames (board-train
 and validity-train, 1,957 cubes; the styles held out excluded). A centred cube shows 64 (the cube
 at 1), an owned one almost never does: the face reading is weighed with these (plus one each)."""
-FACE_TRAIN_COUNTS = (588, 732, 764, 992, 620, 3324)
+FACE_TRAIN_COUNTS = (2871, 2973, 2712, 2763, 2805, 13773)
 """The faces of the face model's training crops (``FACES`` order): its outputs carry this base rate,
-which the zone prior replaces."""
+which the zone prior replaces (session 27's 27,897 crops; the session-16 model's: 588, 732, 764, 992,
+620, 3324)."""
 
 
 def face_prior(zone: str) -> npt.NDArray[np.float64]:
@@ -224,6 +225,39 @@ class CubeWindows:
 
     def observation(self) -> CubeObservation:
         return cube_observation(self.presence, self.faces, self.zone_prior)
+
+
+HAND_NEAR_FACE = 0.5
+"""A hand within this many point widths of where the face was read (the cube is about half a point
+wide) hides or holds the cube: its face is not read (:func:`face_under_hand`)."""
+
+
+def face_under_hand(windows: CubeWindows, profile: CalibrationProfile, hand_mask: U8, mask_scale: float) -> CubeWindows:
+    """``windows`` with the likeliest window's face unknown (uniform) when a hand in ``hand_mask``
+    (0/255 at ``mask_scale`` of the frame's size, as the live pipeline's hand cue keeps it) comes within
+    :data:`HAND_NEAR_FACE` point widths of where the face was read. A finger on the top face or a cube
+    held at an angle shows a side face's digits: the demo's first double (session 27), the offered
+    cube under the doubler's fingers read 64 with the 64-pixel face model, 0.94 sure, three frames
+    running, and the double was alerted as offered at the wrong level. Presence is kept: the cube is
+    there, its value is what the hand hides (decision 0705)."""
+    if windows.centre_px is None or not np.any(hand_mask):
+        return windows
+    u, v = windows.centre_px
+    r = HAND_NEAR_FACE * local_point_width_px(profile, (u, v)) * mask_scale
+    h, w = hand_mask.shape[:2]
+    cu, cv_ = u * mask_scale, v * mask_scale
+    x0, x1 = max(0, int(cu - r)), min(w, int(np.ceil(cu + r)) + 1)
+    y0, y1 = max(0, int(cv_ - r)), min(h, int(np.ceil(cv_ + r)) + 1)
+    if x1 <= x0 or y1 <= y0:
+        return windows
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    disc = (xx - cu) ** 2 + (yy - cv_) ** 2 <= r * r
+    if not np.any(hand_mask[y0:y1, x0:x1][disc] > 0):
+        return windows
+    best = max(WINDOWS, key=lambda n: windows.presence[n])
+    faces = dict(windows.faces)
+    faces[best] = np.full(len(FACES), 1.0 / len(FACES))
+    return CubeWindows(windows.presence, faces, windows.peaks, windows.zone_prior, windows.centre_px)
 
 
 def _softmax(z: F32) -> npt.NDArray[np.float64]:

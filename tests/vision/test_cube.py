@@ -189,3 +189,37 @@ def test_a_face_crop_of_another_size_is_refused() -> None:
     reader = CubeReader()
     with pytest.raises(ValueError, match=rf"reads {reader.face_crop} x {reader.face_crop}"):
         reader.read_face(np.zeros((reader.face_crop + 8, reader.face_crop + 8, 3), np.uint8))
+
+
+def test_a_hand_at_the_cube_leaves_its_face_unread(board_view) -> None:
+    """Session 27, the demo's first double: the offered cube under the doubler's fingers showed a side
+    face's digits and the face model read 64, 0.94 sure, three frames running; the referee alerted the
+    double as offered at the wrong level (RG19 4.4.9). A hand within half a point width of where the
+    face was read leaves the face unknown (decision 0705: what a hand hides is not read); presence and
+    zone stay, and a hand elsewhere changes nothing."""
+    from vision.cube import WINDOWS, CubeWindows, face_under_hand, local_point_width_px
+    from vision.observation import CUBE_ZONES
+
+    prof = _profile(board_view)
+    c = board_to_image(board_view.h, [[10.0, 0.0]])[0]
+    centre = (float(c[0]), float(c[1]))
+    sure_64 = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 1.0])
+    faces = {n: (sure_64 if n == "board-right" else np.full(len(FACES), 1 / len(FACES))) for n in WINDOWS}
+    pres = {n: (0.97 if n == "board-right" else 0.01) for n in WINDOWS}
+    read = CubeWindows(pres, faces, None, True, centre)
+    assert read.observation().value == 64
+
+    scale = 0.25  # the hand cue keeps its mask at the motion detector's scale
+    pw = local_point_width_px(prof, centre)
+    mask = np.zeros((180, 320), np.uint8)
+    # a finger 0.4 point widths below the face's centre, reaching up from the near edge
+    tip = (int(centre[0] * scale), int((centre[1] + 0.4 * pw) * scale))
+    cv2.line(mask, tip, (tip[0], 179), 255, 3)
+    held = face_under_hand(read, prof, mask, scale).observation()
+    assert held.zone == "board" and held.zone_p[CUBE_ZONES.index("board")] > 0.9
+    assert held.confidence < 0.6  # below the referee's cube_min_confidence: the cube's value is not seen
+
+    away = np.zeros_like(mask)
+    cv2.circle(away, (int(centre[0] * scale) + 60, int(centre[1] * scale)), 10, 255, -1)
+    assert face_under_hand(read, prof, away, scale) is read
+    assert face_under_hand(read, prof, np.zeros_like(mask), scale) is read

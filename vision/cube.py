@@ -223,6 +223,12 @@ class CubeWindows:
     """Where the face model read the cube (image pixels): the likeliest window's peak, None without
     the face model or the map."""
 
+    @property
+    def likeliest(self) -> str:
+        """The window most likely to hold the cube (the one whose face is read and whose peak is
+        :attr:`centre_px`)."""
+        return max(self.presence, key=self.presence.__getitem__)
+
     def observation(self) -> CubeObservation:
         return cube_observation(self.presence, self.faces, self.zone_prior)
 
@@ -254,9 +260,8 @@ def face_under_hand(windows: CubeWindows, profile: CalibrationProfile, hand_mask
     disc = (xx - cu) ** 2 + (yy - cv_) ** 2 <= r * r
     if not np.any(hand_mask[y0:y1, x0:x1][disc] > 0):
         return windows
-    best = max(WINDOWS, key=lambda n: windows.presence[n])
     faces = dict(windows.faces)
-    faces[best] = np.full(len(FACES), 1.0 / len(FACES))
+    faces[windows.likeliest] = np.full(len(FACES), 1.0 / len(FACES))
     return CubeWindows(windows.presence, faces, windows.peaks, windows.zone_prior, windows.centre_px)
 
 
@@ -334,7 +339,7 @@ class CubeReader:
         res = self.read_windows(cut_windows(image, transforms))
         if self._face is None or res.peaks is None:
             return res
-        best = max(WINDOWS, key=lambda n: res.presence[n])
+        best = res.likeliest
         u, v = res.peaks[best]
         centre = cv2.perspectiveTransform(np.array([[[u, v]]], dtype=np.float64), transforms[best]).reshape(2)
         h, w = image.shape[:2]

@@ -309,7 +309,7 @@ def not_the_cube(boxes: Sequence[Box], windows: CubeWindows | None) -> list[Box]
     (decision 0706)."""
     if windows is None or windows.centre_px is None or not windows.presence:
         return list(boxes)
-    best = max(windows.presence, key=lambda n: windows.presence[n])
+    best = windows.likeliest
     if best.startswith("board") or windows.presence[best] < CUBE_SURE:
         return list(boxes)
     u, v = windows.centre_px

@@ -4,8 +4,9 @@
     python models/check_on_sim.py data-gen/simcheck [--model models/die_reader.onnx]
 
 Die reader: every die label (``objects`` of kind ``die``) fully in the frame and at least half
-visible, read from its box; accuracy overall and for valid (flat) dice. Board detector: the
-corners found automatically against ``board.corners8_px`` (frames whose 8 corners are all in the
+visible, read from its box; accuracy overall and for valid (flat) dice. Board detector
+(``find_board_corners``: the corner network with the classical detector, decision 0728; with
+``--classical`` the classical detector alone): the corners found automatically against ``board.corners8_px`` (frames whose 8 corners are all in the
 frame): share within 5 px, median and 90th-percentile error, and how often it fails outright.
 The simulator frames are never used for training here, so this is a held-out measurement.
 """
@@ -23,7 +24,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from calibration.detect import find_board_corners  # noqa: E402
+from calibration.detect import find_board_corners, find_board_corners_classical  # noqa: E402
 from calibration.errors import CornerError  # noqa: E402
 from vision.dice import DEFAULT_MODEL, DieReader  # noqa: E402
 from vision.images import read_image  # noqa: E402
@@ -35,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     ap.add_argument("--no-board", action="store_true", help="skip the board detector")
     ap.add_argument("--no-dice", action="store_true", help="skip the die reader")
+    ap.add_argument("--classical", action="store_true",
+                    help="measure the classical outline detector alone (the peer of the corner network)")
     args = ap.parse_args(argv)
     labels = sorted((args.folder / "frames").glob("*.json"))
     if not labels:
@@ -61,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         t0 = time.perf_counter()
         try:
-            found = find_board_corners(image)
+            found = find_board_corners_classical(image) if args.classical else find_board_corners(image)
         except CornerError:
             failures += 1
             continue

@@ -38,3 +38,24 @@ def board_view() -> BoardView:
 @pytest.fixture(scope="session")
 def board_view_factory() -> type[BoardView]:
     return BoardView
+
+
+def recoloured_board(case: int, size: tuple[int, int] = (1280, 720)) -> tuple[np.ndarray, np.ndarray]:
+    """A board of other sizes and colours, a dim background, a light gradient and noise (seed
+    ``100 + case``): the image and its true 8 corners."""
+    from calibration.board import board_to_image
+
+    rng = np.random.default_rng(100 + case)
+    dims = BoardDimensions(half_width=rng.uniform(19, 26), play_depth=rng.uniform(36, 46), bar_width=rng.uniform(3, 6))
+    tex, tex_to_board = board_texture(dims)
+    tex = np.clip(tex * rng.uniform(0.6, 1.3, 3), 0, 255).astype(np.uint8)
+    rvec, tvec = look_at_pose((rng.uniform(-10, 10), rng.uniform(-55, -10), rng.uniform(65, 95)), (0.0, 0.0, 0.0))
+    img = plane_view(tex, tex_to_board, K_720P, rvec, tvec, size, background=int(rng.integers(40, 200)))
+    img = np.clip(img * np.linspace(0.75, 1.15, size[0])[None, :, None] + rng.normal(0, 4, img.shape), 0, 255)
+    truth = board_to_image(plane_homography(K_720P, rvec, tvec), dims.corners(8)[:, :2])
+    return img.astype(np.uint8), np.asarray(truth, dtype=np.float64)
+
+
+@pytest.fixture(scope="session")
+def recoloured_board_maker():  # noqa: ANN201 - returns recoloured_board
+    return recoloured_board

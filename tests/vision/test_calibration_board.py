@@ -155,21 +155,12 @@ def test_automatic_detection_finds_the_eight_corners(board_view_factory, camera)
 
 
 @pytest.mark.parametrize("case", range(4))
-def test_automatic_detection_on_recoloured_boards_of_other_sizes(case: int) -> None:
+def test_automatic_detection_on_recoloured_boards_of_other_sizes(case: int, recoloured_board_maker) -> None:
     """Boards of other sizes and colours, dim backgrounds, a light gradient and noise (fixed seeds)."""
     from calibration.detect import find_board_corners
-    from calibration.synthetic import board_texture, look_at_pose, plane_homography, plane_view
 
-    rng = np.random.default_rng(100 + case)
-    dims = BoardDimensions(half_width=rng.uniform(19, 26), play_depth=rng.uniform(36, 46), bar_width=rng.uniform(3, 6))
-    tex, tex_to_board = board_texture(dims)
-    tex = np.clip(tex * rng.uniform(0.6, 1.3, 3), 0, 255).astype(np.uint8)
-    k = np.array([[900.0, 0, 640], [0, 900.0, 360], [0, 0, 1]])
-    rvec, tvec = look_at_pose((rng.uniform(-10, 10), rng.uniform(-55, -10), rng.uniform(65, 95)), (0.0, 0.0, 0.0))
-    img = plane_view(tex, tex_to_board, k, rvec, tvec, SIZE, background=int(rng.integers(40, 200)))
-    img = np.clip(img * np.linspace(0.75, 1.15, SIZE[0])[None, :, None] + rng.normal(0, 4, img.shape), 0, 255)
-    found = find_board_corners(img.astype(np.uint8))
-    truth = board_to_image(plane_homography(k, rvec, tvec), dims.corners(8)[:, :2])
+    img, truth = recoloured_board_maker(case)
+    found = find_board_corners(img)
     assert found.shape == (8, 2)
     assert np.abs(found - truth).max() < 5.0
 

@@ -150,6 +150,10 @@ def _run(args: argparse.Namespace) -> int:
                  for i in range(len(corners))]
         summary = ", ".join(f"{n} ({x:.1f}, {y:.1f})" for n, (x, y) in zip(names, profile.corners, strict=True))
         print(f"wrote {args.out} ({method}, {len(corners)} corners): {summary}")
+        if method == "auto":
+            print(f"corners found automatically (a few pixels off, now and then wrong): look at them with "
+                  f"'gammonwatch calibrate overlay {args.image} {args.out} --out check.png', or give them "
+                  "with --corners X1,Y1,...")
         warning = die_size_warning(profile)
         if warning:
             print(warning, file=sys.stderr)

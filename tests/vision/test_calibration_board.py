@@ -200,7 +200,7 @@ def test_cli_board_with_corners_writes_a_profile(tmp_path: Path, board_view, cap
     assert "near-right" in capsys.readouterr().out
 
 
-def test_cli_board_without_corners_detects_them(tmp_path: Path, board_view) -> None:
+def test_cli_board_without_corners_detects_them(tmp_path: Path, board_view, capsys) -> None:
     import cv2
 
     img = tmp_path / "frame.png"
@@ -209,6 +209,8 @@ def test_cli_board_without_corners_detects_them(tmp_path: Path, board_view) -> N
     assert calibrate_main(["board", str(img), "--out", str(out)]) == 0
     profile = CalibrationProfile.load(out)
     assert profile.method == "auto" and len(profile.corners) == 8
+    assert np.abs(profile.corners - board_view.true_corners(8)).max() < 3.0
+    assert "calibrate overlay" in capsys.readouterr().out  # the user is told how to check them
 
 
 def test_cli_board_rejects_a_file_that_is_not_an_image(tmp_path: Path, capsys) -> None:

@@ -113,8 +113,11 @@ def parse_corners(text: str) -> F64:
     return np.array(values, dtype=np.float64).reshape(-1, 2)
 
 
-def _signed_area(quad: F64) -> float:
-    x, y = quad[:, 0], quad[:, 1]
+def signed_area(quad: npt.ArrayLike) -> float:
+    """Shoelace area of a polygon in image coordinates (y down): positive for the issue-5 order of
+    corners seen by a camera above the board (see :func:`check_quad`)."""
+    q = np.asarray(quad, dtype=np.float64)
+    x, y = q[:, 0], q[:, 1]
     return float(0.5 * np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
 
 
@@ -126,7 +129,7 @@ def check_quad(quad: F64, label: str) -> None:
     """
     edges = np.roll(quad, -1, axis=0) - quad
     cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
-    area = _signed_area(quad)
+    area = signed_area(quad)
     hull_area = float(cv2.contourArea(cv2.convexHull(quad.astype(np.float32))))
     if hull_area < 100.0:
         raise CornerError(f"{label}: the corners enclose almost no area ({hull_area:.0f} px²); "

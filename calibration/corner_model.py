@@ -37,7 +37,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.board import F64
+from calibration.board import F64, check_quad
+from calibration.errors import CornerError
 
 INPUT_LONG = 384
 """The frame's longer side in the network's input, pixels."""
@@ -130,30 +131,20 @@ def peaks(logits: npt.ArrayLike, count: int) -> tuple[F64, F64]:
     return out, mass
 
 
-def signed_area(quad: npt.ArrayLike) -> float:
-    """Shoelace area of a polygon in image coordinates (y down): positive for the issue-5 order of a
-    half's corners seen by a camera above the board (it cannot mirror it)."""
-    q = np.asarray(quad, dtype=np.float64)
-    x, y = q[:, 0], q[:, 1]
-    return float(0.5 * np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
-
-
-def _convex(quad: F64) -> bool:
-    d = np.roll(quad, -1, axis=0) - quad
-    cross = d[:, 0] * np.roll(d[:, 1], -1) - d[:, 1] * np.roll(d[:, 0], -1)
-    return bool(np.all(cross > 0) or np.all(cross < 0))
-
-
 def _half_loop(first: F64, second: F64, outer_first: bool) -> F64 | None:
-    """The one convex, positively turning loop of a half's two outer and two inner corners in the
-    issue-5 order: outer, inner, inner, outer for the right half (``outer_first``), inner, outer,
-    outer, inner for the left half; None when there is none."""
+    """The one loop of a half's two outer and two inner corners in the issue-5 order that a camera
+    can show (:func:`calibration.board.check_quad`: convex, turning the unmirrored way): outer,
+    inner, inner, outer for the right half (``outer_first``), inner, outer, outer, inner for the
+    left half; None when there is none."""
     a, b = (first, second) if outer_first else (second, first)  # a: the kind that comes first
     for i0 in range(2):
         for j0 in range(2):
             loop = np.array([a[i0], b[j0], b[1 - j0], a[1 - i0]])
-            if _convex(loop) and signed_area(loop) > 0:
-                return loop
+            try:
+                check_quad(loop, "a half's corners")
+            except CornerError:
+                continue
+            return loop
     return None
 
 
@@ -164,7 +155,7 @@ def assign(outer: F64, inner: F64, tray: F64 | None) -> F64:
     The inner corners pair up across the bar (the closest pairing); the line through the pairs'
     midpoints splits the board into its halves; the half on the tray's side is the right half. Each
     half's corners then go round in the one order a camera above the board can show them
-    (:func:`signed_area`). Without a tray the near side is taken to be the lower one in the image
+    (:func:`calibration.board.check_quad`). Without a tray the near side is taken to be the lower one in the image
     (the camera on the near seat's side). Raises ``ValueError`` when the points do not make a board."""
     pairings = [((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2))]
     best = min(pairings, key=lambda pr: sum(float(np.linalg.norm(inner[i] - inner[j])) for i, j in pr))
@@ -258,4 +249,4 @@ class CornerModel:
 
 
 __all__ = ["CHANNELS", "CornerFinding", "CornerModel", "assign", "from_cells", "input_geometry", "normalise",
-           "peaks", "prepare", "signed_area", "to_cells"]
+           "peaks", "prepare", "to_cells"]

@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.board import F64, check_quad
+from calibration.board import F64, check_corners, check_quad
 from calibration.corner_model import MIN_CONFIDENCE, CornerFinding, CornerModel
 from calibration.errors import CornerError
 
@@ -213,15 +213,12 @@ def find_board_corners(image: npt.NDArray[np.uint8], model: CornerModel | None =
         found = None
     if found is not None and bool(np.all(found.confidence >= MIN_CONFIDENCE)):
         h, w = image.shape[:2]
-        inside = bool(np.all((found.corners >= -0.5) & (found.corners <= np.array([w - 0.5, h - 0.5]))))
-        try:
-            for i in (0, 4):
-                check_quad(found.corners[i : i + 4], "corners found by the corner model")
-        except CornerError:
-            inside = False
-        if inside:
+        try:  # corners a profile accepts (inside the image, two proper halves, the left one left)
+            check_corners(found.corners, (w, h))
             # (not refined by cornerSubPix: on seed 532 that moved them 0.04 px further from the truth)
             learned = found.corners
+        except CornerError:
+            pass
     try:
         classical = find_board_corners_classical(image)
     except CornerError:

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from calibration.board import board_to_image
+from calibration.board import board_to_image, signed_area
 from calibration.profile import CalibrationProfile
 from vision.board_reader import BoardReader, BoardReading
 from vision.cube import CubeWindows
@@ -77,13 +77,8 @@ def die_px_range(profile: CalibrationProfile, die_cm: float = DEFAULT_DIE_CM) ->
             for y in (-q + die_cm, q - die_cm):
                 sq = np.array([[x, y], [x + die_cm, y], [x + die_cm, y + die_cm], [x, y + die_cm]])
                 uv = board_to_image(hmat, sq)
-                sides.append(float(np.sqrt(abs(_area(uv)))))
+                sides.append(float(np.sqrt(abs(signed_area(uv)))))
     return max(6.0, 0.7 * min(sides)), 1.8 * max(sides)
-
-
-def _area(quad: npt.NDArray[np.float64]) -> float:
-    x, y = quad[:, 0], quad[:, 1]
-    return float(0.5 * np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from calibration.board import BoardDimensions, board_to_image
-from calibration.corner_model import assign, from_cells, peaks, signed_area, to_cells
+from calibration.board import BoardDimensions, board_to_image, signed_area
+from calibration.corner_model import assign, from_cells, peaks, to_cells
 from calibration.synthetic import look_at_pose, plane_homography
 
 K = np.array([[900.0, 0.0, 640.0], [0.0, 900.0, 360.0], [0.0, 0.0, 1.0]])

@@ -238,10 +238,10 @@ class CornerModel:
         inner, m_in = peaks(logits[1], 4)
         tray, m_tray = peaks(logits[2], 1)
         tray_px = to_frame(tray)[0] if m_tray[0] >= TRAY_MIN else None
-        corners = assign(to_frame(outer), to_frame(inner), tray_px)
-        # each corner's confidence: the mass of the mode it came from
+        pts = to_frame(np.vstack([outer, inner]))
+        corners = assign(pts[:4], pts[4:], tray_px)
+        # each corner's confidence: the mass of the mode it came from (assign only reorders the points)
         conf = np.zeros(N_CORNERS)
-        pts = np.vstack([to_frame(outer), to_frame(inner)])
         masses = np.concatenate([m_out, m_in]) * 4.0
         for k, c in enumerate(corners):
             conf[k] = masses[int(np.argmin(np.linalg.norm(pts - c, axis=1)))]

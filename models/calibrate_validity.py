@@ -11,7 +11,8 @@ decides on the two looks' averaged pose probabilities (``DieValidityClassifier.c
 trained on: ``gammonwatch sim frames`` with its own seed), matches the dice found to the labelled ones
 as ``gammonwatch eval vision`` does, and takes the threshold under which at most ``--max-false`` of
 the matched valid dice fall (dice decided ``off_board`` or ``wrong_side`` are decided before the
-threshold and left out). It prints the invalid dice caught and valid dice called invalid on these
+threshold and left out, and so is a die the other die rests on: it lies flat, but its roll is void,
+DIGEST A1.5, and the camera sees it as the lower half of the stack). It prints the invalid dice caught and valid dice called invalid on these
 frames at the model's threshold and at the chosen one; ``--write`` stores the chosen one in the
 model's metadata (``valid_threshold``, with ``valid_threshold_source`` naming the frames).
 """
@@ -45,8 +46,8 @@ def collect(folders: list[Path], model: Path) -> tuple[np.ndarray, np.ndarray]:
     frames = labelled_frames(folders)
     for k, (f, rec, _, _) in enumerate(recognized(frames, validity=clf)):
         for i, j in match_dice(f.dice, [d.center_px for d in rec.dice]):
-            if rec.verdicts[j].reason in DECIDED_FIRST:
-                continue
+            if rec.verdicts[j].reason in DECIDED_FIRST or f.dice[i].under_die:
+                continue  # decided before the threshold; a die under the other is in a void roll (A1.5)
             valid_p.append(rec.verdicts[j].valid_p)
             valid.append(f.dice[i].valid)
         if (k + 1) % 100 == 0:

@@ -63,6 +63,13 @@ def load(path: Path) -> dict[str, npt.NDArray[Any]]:
         return {k: d[k] for k in d.files}
 
 
+def load_all(paths: list[Path]) -> dict[str, npt.NDArray[Any]]:
+    """Several datasets of ``models/validity_data.py`` as one (per-sample arrays joined, scalars from the first)."""
+    parts = [load(p) for p in paths]
+    keys = [k for k in parts[0] if all(k in d for d in parts)]
+    return {k: np.concatenate([d[k] for d in parts]) if np.ndim(parts[0][k]) else parts[0][k] for k in keys}
+
+
 def build_model(mean: npt.NDArray[np.float32], std: npt.NDArray[np.float32], width: int = 16) -> Any:
     import torch
     from torch import nn
@@ -236,7 +243,7 @@ def train(a: argparse.Namespace) -> int:
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
     rng = np.random.default_rng(a.seed)
-    data = load(a.train)
+    data = load_all(a.train)
     keep = data["y"] >= 0
     is_val = split_scenes(data, rng) if not a.no_validation else np.zeros(len(keep), bool)
     tr = keep & ~is_val
@@ -323,7 +330,7 @@ def train(a: argparse.Namespace) -> int:
     elif va.any():
         threshold, n, kind = located_threshold(model, data, va, a.max_false)
         print(f"threshold chosen on {n} validation dice{kind}")
-    info = {"train_samples": str(len(idx_tr)), "train_file": a.train.name}
+    info = {"train_samples": str(len(idx_tr)), "train_file": ",".join(p.name for p in a.train)}
     export(model, a.out, threshold, info)
     if a.save_state is not None:
         import torch as _t
@@ -366,7 +373,7 @@ def evaluate_file(model: Path, test_path: Path, train_samples: int | None, repor
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("train", type=Path)
+    ap.add_argument("train", type=Path, nargs="+", help="training datasets (joined)")
     ap.add_argument("--test", type=Path, default=None)
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "die_validity.onnx")
     ap.add_argument("--minutes", type=float, default=20.0)

@@ -18,9 +18,14 @@ With ``--located`` the last copy of each frame takes the boxes the trained dice 
 (``FrameRecognizer.locate_dice`` as a settled frame is looked at), each labelled die matched to the
 nearest found box within 0.8 of its side as ``gammonwatch eval vision`` matches them; a labelled die
 the locator misses keeps a jittered box. The classifier then learns the boxes it is given at run
-time (a box placed low or cut short), not only boxes jittered about the label.
+time (a box placed low or cut short), not only boxes jittered about the label; the features' other
+dice are then the boxes found, as at run time (session 29: before, they also had the dice the locator
+missed, so a die on the other die was told by the lower die's box, which the run time, finding the
+stack as one box, never has). In the jittered copies each other die is left out now and then
+(``DROP_OTHER_P``).
 
-Targets: the index in ``POSE_CLASSES`` of the physics label (docs/sim.md, decision 0300). A
+Targets: the index in ``POSE_CLASSES`` of the physics label (docs/sim.md, decision 0300); the die
+under the other die is ``on_die`` (:func:`reason_of`). A
 ``wrong_side`` die shows no pose reason in its label; its pose class is recovered from ``physical``
 (flat on the surface, or on checkers), else it is kept with target -1 (evaluated, not trained on).
 """
@@ -55,12 +60,16 @@ from vision.dice_validity import (  # noqa: E402
     die_features,
     rectified_crop,
 )
+from vision.eval_cli import under_other_die  # noqa: E402
 from vision.observation import DIE_REASONS  # noqa: E402
 
 CORNER_JITTER_PX = 1.5
 BOX_JITTER_PX = 2.0
 """Spread (sd, pixels) of each box edge in the jittered copies: a learned locator's boxes are not exact."""
 MIN_VISIBLE = 0.3
+DROP_OTHER_P = 0.3
+"""In the jittered copies each other die's box is left out of a die's features with this probability
+(the locator misses dice, and boxes a die on the other die as one)."""
 
 
 def label_files(dirs: list[Path], styles: set[str] | None, exclude: set[str] | None) -> Iterator[tuple[Path, dict[str, Any]]]:
@@ -101,8 +110,9 @@ def profile_for(lab: dict[str, Any], rng: np.random.Generator | None, intrinsics
     return CalibrationProfile((w, h), corners, dims, intr, pose)
 
 
-def pose_target(obj: dict[str, Any]) -> int:
-    reason = str(obj["reason"])
+def pose_target(obj: dict[str, Any], objects: list[dict[str, Any]] | None = None) -> int:
+    """The pose class a die is trained on; the die the other die rests on is ``on_die`` (see :func:`reason_of`)."""
+    reason = reason_of(obj, objects or [])
     if reason in POSE_CLASSES:
         return POSE_CLASSES.index(reason)
     phys = obj.get("physical", {})
@@ -113,6 +123,14 @@ def pose_target(obj: dict[str, Any]) -> int:
         if supports == {"checker"}:
             return POSE_CLASSES.index("on_checker")
     return -1
+
+
+def reason_of(obj: dict[str, Any], objects: list[dict[str, Any]]) -> str:
+    """The label's reason, except for a die the other die rests on (``vision.eval_cli.under_other_die``):
+    it lies flat and its label is valid, but the camera sees the lower half of one stack and the roll is
+    void (DIGEST A1.5), so it is trained and scored as ``on_die`` (``gammonwatch eval vision`` counts
+    these dice apart)."""
+    return "on_die" if under_other_die(obj, objects) else str(obj["reason"])
 
 
 AUX_NAMES = ("tilt", "base_z", "top_dx", "top_dy", "on_surface", "on_checker", "on_rail_bar", "on_die", "leaning_on")
@@ -197,14 +215,21 @@ def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Gen
             if b[2] - b[0] < 3 or b[3] - b[1] < 3:
                 b = np.asarray(o["box_xyxy"], dtype=np.float64)
             boxes.append(b.tolist())
-        others = boxes
         from_locator = [False] * len(dice)
         if locate is not None and copy == copies - 1:
             boxes = [lb if lb is not None else b for lb, b in zip(located, boxes, strict=True)]
-            # the features see every box the locator found (a false one too), and the dice it missed
-            others = found + [b for lb, b in zip(located, boxes, strict=True) if lb is None]
             from_locator = [lb is not None for lb in located]
-        for o, b, by_locator in zip(dice, boxes, from_locator, strict=True):
+            # the features see the boxes the locator found (a false one too), as at run time, and not the
+            # dice it missed: a die on the other die is found as one box, and its features must not
+            # learn from a lower die the run time never sees
+            others_of = [found if by else [*found, b] for b, by in zip(boxes, from_locator, strict=True)]
+        elif copy > 0 or copies == 1:
+            # a jittered copy loses each other die now and then, as a locator misses or merges dice
+            keep = rng.random(len(dice)) >= DROP_OTHER_P
+            others_of = [[ob for k, ob in enumerate(boxes) if k == i or keep[k]] for i in range(len(dice))]
+        else:
+            others_of = [boxes] * len(dice)
+        for o, b, by_locator, others in zip(dice, boxes, from_locator, others_of, strict=True):
             if b[2] - b[0] < 3 or b[3] - b[1] < 3:
                 continue
             ident = lab.get("id", {}) if isinstance(lab.get("id"), dict) else {}
@@ -217,8 +242,8 @@ def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Gen
                 "aux": aux_targets(o, b),
                 "crop": context_crop(np.asarray(image, dtype=np.uint8), b, context),
                 "feat": die_features(profile, b, others, counts, size, centres),
-                "y": pose_target(o),
-                "reason": DIE_REASONS.index(str(o["reason"])),
+                "y": pose_target(o, lab["objects"]),
+                "reason": DIE_REASONS.index(reason_of(o, lab["objects"])),
                 "half": {"left": 0, "right": 1}.get(str(o["physical"].get("half")), -1),
                 "rolled": {"left": 0, "right": 1}.get(str(lab["scene"]["rolled_half"]), -1),
                 "style": str(lab["look"]["style"]),

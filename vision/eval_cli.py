@@ -116,6 +116,9 @@ class TruthDie:
     """Share of the die in view (not hidden by checkers, hands, the rail), None when the label does not say."""
     shows_value: bool | None = None
     """Its top face shows its value (:func:`die_shows_value`), None when the label does not say."""
+    under_die: bool = False
+    """The other die rests on it (:func:`under_other_die`): its own label is valid, its roll is void (A1.5).
+    Counted apart from the valid and the invalid dice."""
 
 
 @dataclass(frozen=True)
@@ -144,30 +147,43 @@ class SimFrame:
     the cube is absent or the label does not say."""
 
 
+UNDER_DIE_ROW = "under_die"
+"""The confusion matrix's row for the dice under the other die (:func:`under_other_die`), whatever their label."""
+
 SHOWS_VALUE_TILT_DEG = 30.0
 """A die tilted more than this from flat has no one face on top: the label's value (the face nearest
 the vertical) is a guess between two faces, and the rules make it a cocked roll anyway (RG19 4.1.4.3)."""
 
 
+def under_other_die(obj: dict[str, Any], objects: Sequence[dict[str, Any]]) -> bool:
+    """Whether the other die of a simulator label rests on this one (``objects`` entries of kind "die"):
+    a die whose supports name a die, centred within 1.2 die edges of this one. The die underneath lies
+    flat and its own label is valid, but the roll is void (DIGEST A1.5: one die resting on the other;
+    RG19 4.1.4.3), and from the camera it is the lower half of one stack."""
+    pose = obj.get("pose")
+    if not isinstance(pose, dict) or "position_cm" not in pose:
+        return False
+    x, y = (float(v) for v in pose["position_cm"][:2])
+    reach = 1.2 * float(obj.get("size_cm", 1.6))
+    for other in objects:
+        if other is obj or other.get("kind") != "die" or "die" not in other.get("physical", {}).get("supports", []):
+            continue
+        opos = other.get("pose", {}).get("position_cm")
+        if opos is not None and np.hypot(float(opos[0]) - x, float(opos[1]) - y) < reach:
+            return True
+    return False
+
+
 def die_shows_value(obj: dict[str, Any], objects: Sequence[dict[str, Any]]) -> bool | None:
     """Whether a simulator label's die (an ``objects`` entry of kind "die") shows its value on top: tilted
-    at most :data:`SHOWS_VALUE_TILT_DEG` from flat and not under the other die (a die resting on it
-    hides its top face, whatever the camera). None when the label has no physical pose."""
-    phys, pose = obj.get("physical"), obj.get("pose")
+    at most :data:`SHOWS_VALUE_TILT_DEG` from flat and not under the other die (:func:`under_other_die`:
+    a die resting on it hides its top face, whatever the camera). None when the label has no physical pose."""
+    phys = obj.get("physical")
     if not isinstance(phys, dict) or "tilt_deg" not in phys:
         return None
     if float(phys["tilt_deg"]) > SHOWS_VALUE_TILT_DEG:
         return False
-    if isinstance(pose, dict) and "position_cm" in pose:
-        x, y = (float(v) for v in pose["position_cm"][:2])
-        reach = 1.2 * float(obj.get("size_cm", 1.6))
-        for other in objects:
-            if other is obj or other.get("kind") != "die" or "die" not in other.get("physical", {}).get("supports", []):
-                continue
-            opos = other.get("pose", {}).get("position_cm")
-            if opos is not None and np.hypot(float(opos[0]) - x, float(opos[1]) - y) < reach:
-                return False
-    return True
+    return not under_other_die(obj, objects)
 
 
 def _count_pair(obj: Any, where: str) -> tuple[int, int]:
@@ -230,7 +246,8 @@ def parse_sim_label(path: Path) -> SimFrame:
             vis = obj.get("visible_frac")
             dice.append(TruthDie(int(d["value"]), bool(d["valid"]), reason, (cx, cy), float(side),
                                  None if vis is None else float(vis),
-                                 die_shows_value(obj, lab.get("objects", []))))
+                                 die_shows_value(obj, lab.get("objects", [])),
+                                 bool(obj) and under_other_die(obj, lab.get("objects", []))))
         cube = ts.get("cube")
         zone, value = ("absent", None) if not cube else (str(cube["zone"]), int(cube["value"]))
         if zone not in CUBE_ZONES:
@@ -321,6 +338,8 @@ class VisionTally:
     invalid_caught: int = 0
     valid_total: int = 0
     valid_called_invalid: int = 0
+    under_total: int = 0
+    under_called_invalid: int = 0
     reasons: dict[str, dict[str, int]] = field(default_factory=dict)
     cube_right: int = 0
     cube_zone_right: int = 0
@@ -382,13 +401,16 @@ class VisionTally:
                 self.showing_matched += 1
                 self.showing_values_right += right
             called_valid = verdict.reason in VALID_CLASSES
-            if t.valid:
+            if t.under_die:
+                self.under_total += 1
+                self.under_called_invalid += int(not called_valid)
+            elif t.valid:
                 self.valid_total += 1
                 self.valid_called_invalid += int(not called_valid)
             else:
                 self.invalid_total += 1
                 self.invalid_caught += int(not called_valid)
-            row = self.reasons.setdefault(t.reason, {})
+            row = self.reasons.setdefault(UNDER_DIE_ROW if t.under_die else t.reason, {})
             row[verdict.reason] = row.get(verdict.reason, 0) + 1
         # cube
         cube = board.cube
@@ -452,6 +474,8 @@ class VisionTally:
                 "invalid_caught": rate(self.invalid_caught, self.invalid_total),
                 "valid_dice": self.valid_total,
                 "valid_called_invalid": rate(self.valid_called_invalid, self.valid_total),
+                "under_other_die": self.under_total,
+                "under_other_die_called_invalid": rate(self.under_called_invalid, self.under_total),
                 "reason_confusion": self.reasons,
             },
             "cube": {
@@ -512,8 +536,10 @@ def report_lines(fig: dict[str, Any], sources: Sequence[Path]) -> list[str]:
              f"within {SHOWS_VALUE_TILT_DEG:.0f} degrees of flat, not under the other die)",
              f"  invalid dice caught: {_pct(d['invalid_caught'])} of {d['invalid_dice']}; "
              f"valid dice called invalid: {_pct(d['valid_called_invalid'])} of {d['valid_dice']}",
+             f"  dice under the other die (flat, but their roll is void by A1.5; in neither figure above, "
+             f"row {UNDER_DIE_ROW} below): {d['under_other_die']}, called invalid {_pct(d['under_other_die_called_invalid'])}",
              "  reasons (rows: label, columns: read; matched dice):"]
-    lines += _matrix(d["reason_confusion"], DIE_REASONS)
+    lines += _matrix(d["reason_confusion"], (*DIE_REASONS, UNDER_DIE_ROW))
     lines += ["cube (target: value and zone right >= 99%)",
               f"  value and zone right: {_pct(q['value_and_zone_right'])} (zone {_pct(q['zone_right'])}, "
               f"value when present {_pct(q['value_right_when_present'])})",

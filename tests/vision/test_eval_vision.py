@@ -69,6 +69,8 @@ def test_report_figures_are_computed_from_labels_and_readings(tmp_path: Path, ca
     assert 0 <= fig["dice"]["matched"] <= min(fig["dice"]["labelled"], fig["dice"]["found"])
     assert sum(sum(row.values()) for row in fig["cube"]["zone_confusion"].values()) == 4
     assert sum(sum(row.values()) for row in fig["dice"]["reason_confusion"].values()) == fig["dice"]["matched"]
+    d = fig["dice"]
+    assert d["valid_dice"] + d["invalid_dice"] + d["under_other_die"] == d["matched"]
     assert fig["time"]["ms_per_frame_median"] > 0
     for text in ("per-point count error", "boards exactly right", "die value right", "invalid dice caught",
                  "cube", "ms per frame"):
@@ -179,3 +181,32 @@ def test_a_die_shows_its_value_only_near_flat_and_uncovered() -> None:
     assert die_shows_value(on_top, [flat, on_top]) is True  # the die on top shows its face (and is invalid)
     assert die_shows_value(flat, [flat, _die(5, 0.0, (6.0, 0.0), ["die"])]) is True  # on a die elsewhere
     assert die_shows_value({"kind": "die", "value": 2}, []) is None  # a label without the physics
+
+
+def test_the_die_under_the_other_is_flagged() -> None:
+    """Sample frame 000009 has a die resting on the other (A1.5): the lower die's label is valid and flat,
+    but its roll is void, so the report counts it in neither the valid nor the invalid dice (next test:
+    take the die off the other in the label and the lower die is a valid die again)."""
+    under = {js.name: [t.under_die for t in parse_sim_label(js).dice] for js in sorted(SAMPLE.glob("*.json"))}
+    assert under == {"000000.json": [False, False], "000003.json": [False, False], "000006.json": [False, False],
+                     "000009.json": [False, True]}
+
+
+@needs_models
+def test_the_report_counts_the_die_under_the_other_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "frames"
+    shutil.copytree(SAMPLE, folder)
+    rc, before, out, _ = _run(tmp_path, folder, capsys)
+    assert rc == 0 and "dice under the other die" in out
+    js = folder / "000009.json"
+    lab = json.loads(js.read_text(encoding="utf-8"))
+    top = next(o for o in lab["objects"] if o.get("kind") == "die" and o["id"] == 0)
+    top["physical"]["supports"] = ["surface"]
+    js.write_text(json.dumps(lab), encoding="utf-8")
+    assert [t.under_die for t in parse_sim_label(js).dice] == [False, False]
+    rc, after, _, _ = _run(tmp_path, folder, capsys)
+    assert rc == 0
+    b, a = before["dice"], after["dice"]
+    assert b["under_other_die"] == 1 and a["under_other_die"] == 0  # the stack is found (one box)
+    assert a["valid_dice"] == b["valid_dice"] + b["under_other_die"]
+    assert a["invalid_dice"] == b["invalid_dice"]

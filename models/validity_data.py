@@ -199,6 +199,7 @@ def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Gen
     die_cm = float(lab["table_cm"]["die"]) if true_size else DEFAULT_DIE_CM
     located: list[list[float] | None] = []
     found: list[list[float]] = []
+    stacked = any(under_other_die(o, lab["objects"]) for o in dice)
     if locate is not None:
         located, found = located_boxes(locate, np.asarray(image, dtype=np.uint8), lab, dice)
     for copy in range(copies):
@@ -223,6 +224,10 @@ def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Gen
             # dice it missed: a die on the other die is found as one box, and its features must not
             # learn from a lower die the run time never sees
             others_of = [found if by else [*found, b] for b, by in zip(boxes, from_locator, strict=True)]
+        elif stacked:
+            # one die on the other: the locator finds the stack as one box, so neither die's features
+            # see the other (else they learn on_die from a second box the run time does not have)
+            others_of = [[b] for b in boxes]
         elif copy > 0 or copies == 1:
             # a jittered copy loses each other die now and then, as a locator misses or merges dice
             keep = rng.random(len(dice)) >= DROP_OTHER_P

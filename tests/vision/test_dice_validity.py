@@ -366,7 +366,7 @@ def test_seed_320s_cocked_die_is_caught_by_the_readers_doubt() -> None:
 def test_the_threshold_is_calibrated_on_the_recognizers_own_verdicts() -> None:
     """models/calibrate_validity.py collects P(valid) of the recognizer's verdicts (two looks averaged)
     for the labelled dice it found, with the labels' validity, leaving out what is decided before the
-    threshold; its rates are the shares of invalid dice under the threshold and of valid ones."""
+    threshold and the die under the other die; its rates are the shares of invalid dice under the threshold and of valid ones."""
     import sys
 
     sys.path.insert(0, str(MODEL.parent))
@@ -375,11 +375,14 @@ def test_the_threshold_is_calibrated_on_the_recognizers_own_verdicts() -> None:
     from vision.eval_cli import labelled_frames, match_dice, recognized
 
     valid_p, valid = collect([SAMPLE], MODEL)
-    expected = []
+    expected, under = [], 0
     for f, rec, _, _ in recognized(labelled_frames([SAMPLE])):
-        expected += [(rec.verdicts[j].valid_p, f.dice[i].valid) for i, j in match_dice(f.dice, [d.center_px for d in rec.dice])
-                     if rec.verdicts[j].reason not in DECIDED_FIRST]
+        pairs = match_dice(f.dice, [d.center_px for d in rec.dice])
+        expected += [(rec.verdicts[j].valid_p, f.dice[i].valid) for i, j in pairs
+                     if rec.verdicts[j].reason not in DECIDED_FIRST and not f.dice[i].under_die]
+        under += sum(f.dice[i].under_die for i, _ in pairs)
     assert len(expected) >= 4
+    assert under == 1  # sample frame 000009's die under the other: in a void roll, not a valid die (A1.5)
     assert valid_p.tolist() == pytest.approx([p for p, _ in expected])
     assert valid.tolist() == [v for _, v in expected]
     assert rates(valid_p, valid, 0.0) == (0.0, 0.0) or not (~valid).any()

@@ -21,8 +21,8 @@ the locator misses keeps a jittered box. The classifier then learns the boxes it
 time (a box placed low or cut short), not only boxes jittered about the label; the features' other
 dice are then the boxes found, as at run time (session 29: before, they also had the dice the locator
 missed, so a die on the other die was told by the lower die's box, which the run time, finding the
-stack as one box, never has). In the jittered copies each other die is left out now and then
-(``DROP_OTHER_P``).
+stack as one box, never has). Neither die of a stack sees the other's box in any copy, and in the
+jittered copies each other die is left out now and then (``DROP_OTHER_P``).
 
 Targets: the index in ``POSE_CLASSES`` of the physics label (docs/sim.md, decision 0300); the die
 under the other die is ``on_die`` (:func:`reason_of`). A

@@ -25,7 +25,7 @@ stack as one box, never has). Neither die of a stack sees the other's box in any
 jittered copies each other die is left out now and then (``DROP_OTHER_P``).
 
 Targets: the index in ``POSE_CLASSES`` of the physics label (docs/sim.md, decision 0300); the die
-under the other die is ``on_die`` (:func:`reason_of`). A
+under the other die is ``on_die`` (its roll is void, A1.5). A
 ``wrong_side`` die shows no pose reason in its label; its pose class is recovered from ``physical``
 (flat on the surface, or on checkers), else it is kept with target -1 (evaluated, not trained on).
 """
@@ -110,9 +110,8 @@ def profile_for(lab: dict[str, Any], rng: np.random.Generator | None, intrinsics
     return CalibrationProfile((w, h), corners, dims, intr, pose)
 
 
-def pose_target(obj: dict[str, Any], objects: list[dict[str, Any]] | None = None) -> int:
-    """The pose class a die is trained on; the die the other die rests on is ``on_die`` (see :func:`reason_of`)."""
-    reason = reason_of(obj, objects or [])
+def pose_target(obj: dict[str, Any], reason: str) -> int:
+    """The pose class a die with this reason (its label's, or ``on_die`` under the other die) is trained on."""
     if reason in POSE_CLASSES:
         return POSE_CLASSES.index(reason)
     phys = obj.get("physical", {})
@@ -123,14 +122,6 @@ def pose_target(obj: dict[str, Any], objects: list[dict[str, Any]] | None = None
         if supports == {"checker"}:
             return POSE_CLASSES.index("on_checker")
     return -1
-
-
-def reason_of(obj: dict[str, Any], objects: list[dict[str, Any]]) -> str:
-    """The label's reason, except for a die the other die rests on (``vision.eval_cli.under_other_die``):
-    it lies flat and its label is valid, but the camera sees the lower half of one stack and the roll is
-    void (DIGEST A1.5), so it is trained and scored as ``on_die`` (``gammonwatch eval vision`` counts
-    these dice apart)."""
-    return "on_die" if under_other_die(obj, objects) else str(obj["reason"])
 
 
 AUX_NAMES = ("tilt", "base_z", "top_dx", "top_dy", "on_surface", "on_checker", "on_rail_bar", "on_die", "leaning_on")
@@ -199,7 +190,12 @@ def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Gen
     die_cm = float(lab["table_cm"]["die"]) if true_size else DEFAULT_DIE_CM
     located: list[list[float] | None] = []
     found: list[list[float]] = []
-    stacked = any(under_other_die(o, lab["objects"]) for o in dice)
+    # a die the other die rests on (``vision.eval_cli.under_other_die``) lies flat and its label is valid,
+    # but the camera sees the lower half of one stack and the roll is void (DIGEST A1.5): it is trained
+    # and scored as ``on_die`` (``gammonwatch eval vision`` counts these dice apart)
+    under = [under_other_die(o, lab["objects"]) for o in dice]
+    reasons = ["on_die" if u else str(o["reason"]) for o, u in zip(dice, under, strict=True)]
+    stacked = any(under)
     if locate is not None:
         located, found = located_boxes(locate, np.asarray(image, dtype=np.uint8), lab, dice)
     for copy in range(copies):
@@ -234,7 +230,7 @@ def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Gen
             others_of = [[ob for k, ob in enumerate(boxes) if k == i or keep[k]] for i in range(len(dice))]
         else:
             others_of = [boxes] * len(dice)
-        for o, b, by_locator, others in zip(dice, boxes, from_locator, others_of, strict=True):
+        for o, reason, b, by_locator, others in zip(dice, reasons, boxes, from_locator, others_of, strict=True):
             if b[2] - b[0] < 3 or b[3] - b[1] < 3:
                 continue
             ident = lab.get("id", {}) if isinstance(lab.get("id"), dict) else {}
@@ -247,8 +243,8 @@ def samples(img_path: Path, lab: dict[str, Any], copies: int, rng: np.random.Gen
                 "aux": aux_targets(o, b),
                 "crop": context_crop(np.asarray(image, dtype=np.uint8), b, context),
                 "feat": die_features(profile, b, others, counts, size, centres),
-                "y": pose_target(o, lab["objects"]),
-                "reason": DIE_REASONS.index(reason_of(o, lab["objects"])),
+                "y": pose_target(o, reason),
+                "reason": DIE_REASONS.index(reason),
                 "half": {"left": 0, "right": 1}.get(str(o["physical"].get("half")), -1),
                 "rolled": {"left": 0, "right": 1}.get(str(lab["scene"]["rolled_half"]), -1),
                 "style": str(lab["look"]["style"]),

@@ -247,7 +247,7 @@ def parse_sim_label(path: Path) -> SimFrame:
             dice.append(TruthDie(int(d["value"]), bool(d["valid"]), reason, (cx, cy), float(side),
                                  None if vis is None else float(vis),
                                  die_shows_value(obj, lab.get("objects", [])),
-                                 bool(obj) and under_other_die(obj, lab.get("objects", []))))
+                                 under_other_die(obj, lab.get("objects", []))))
         cube = ts.get("cube")
         zone, value = ("absent", None) if not cube else (str(cube["zone"]), int(cube["value"]))
         if zone not in CUBE_ZONES:

@@ -362,6 +362,30 @@ def test_seed_320s_cocked_die_is_caught_by_the_readers_doubt() -> None:
     assert verdicts[j].reason == "flat_board" and float(np.max(observed[j].value_p)) > 0.9
 
 
+def test_seed_321s_cocked_die_is_judged_cocked() -> None:
+    """Seed 321 (held out, walnut-wood, 62 degrees), frame 541: the injected cocked die, still for its
+    2 s (one image), read 2 with confidence, so the readers' doubt does not help: the validity model
+    must call it invalid itself. Session 29's continued model called it valid (P(flat) 0.22 against its
+    threshold 0.032) and lost the injection end to end; it was taken back (decision 0729)."""
+    from server.pipeline import profile_from_sim_camera
+    from vision.recognizer import FrameRecognizer
+
+    data = Path(__file__).parents[1] / "data" / "vision"
+    image = cv2.imread(str(data / "cocked-die-seed321.jpg"))
+    profile = profile_from_sim_camera(json.loads((data / "cocked-die-seed321.camera.json").read_text()))
+    rec = FrameRecognizer(profile)
+    boxes = rec.locate_dice(image)
+    centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes]
+    near = [i for i, c in enumerate(centres) if np.hypot(c[0] - 654, c[1] - 253) < 15]
+    other = [i for i, c in enumerate(centres) if np.hypot(c[0] - 804, c[1] - 422) < 15]
+    assert len(near) == 1 and len(other) == 1
+    observed, verdicts = rec.read_dice(image, boxes, rolled_half="right")
+    i, j = near[0], other[0]
+    assert float(np.max(observed[i].value_p)) > DOUBT_VALUE_P  # read surely: no help from the readers' doubt
+    assert verdicts[i].reason == "cocked" and observed[i].valid_p < 0.5
+    assert verdicts[j].reason == "flat_board" and observed[j].valid_p > 0.5
+
+
 @pytest.mark.skipif(not MODEL.is_file(), reason="models/die_validity.onnx not trained yet (models/train_die_validity.py)")
 def test_the_threshold_is_calibrated_on_the_recognizers_own_verdicts() -> None:
     """models/calibrate_validity.py collects P(valid) of the recognizer's verdicts (two looks averaged)

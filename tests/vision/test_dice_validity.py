@@ -336,23 +336,30 @@ def test_a_weakly_valid_die_the_readers_cannot_read_is_judged_invalid() -> None:
         with_readers_doubt(weak, [0.5, 0.5])
 
 
-def test_seed_320s_cocked_die_is_caught_by_the_readers_doubt() -> None:
-    """Seed 320 (held out, walnut-wood, 55 degrees), frame 598: the injected cocked die, which the
-    validity model alone judges flat (P(valid) just over its threshold) and the readers cannot read.
-    The recognizer's verdict is cocked; the other die, flat and read sure, stays valid."""
+def _two_dice_located(name: str, die_xy: tuple[float, float], other_xy: tuple[float, float]) -> tuple[Any, ...]:
+    """A rendered end-to-end frame ``tests/data/vision/NAME.jpg`` with its simulated camera: the
+    recognizer, the image, the profile, the locator's boxes and the indices of the box centred within
+    15 px of ``die_xy`` and of ``other_xy`` (each found exactly once)."""
     from server.pipeline import profile_from_sim_camera
     from vision.recognizer import FrameRecognizer
 
     data = Path(__file__).parents[1] / "data" / "vision"
-    image = cv2.imread(str(data / "cocked-die-seed320.jpg"))
-    profile = profile_from_sim_camera(json.loads((data / "cocked-die-seed320.camera.json").read_text()))
+    image = cv2.imread(str(data / f"{name}.jpg"))
+    profile = profile_from_sim_camera(json.loads((data / f"{name}.camera.json").read_text()))
     rec = FrameRecognizer(profile)
     boxes = rec.locate_dice(image)
     centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes]
-    near = [i for i, c in enumerate(centres) if np.hypot(c[0] - 950, c[1] - 190) < 15]
-    other = [i for i, c in enumerate(centres) if np.hypot(c[0] - 868, c[1] - 350) < 15]
+    near = [i for i, c in enumerate(centres) if np.hypot(c[0] - die_xy[0], c[1] - die_xy[1]) < 15]
+    other = [i for i, c in enumerate(centres) if np.hypot(c[0] - other_xy[0], c[1] - other_xy[1]) < 15]
     assert len(near) == 1 and len(other) == 1
-    i, j = near[0], other[0]
+    return rec, image, profile, boxes, near[0], other[0]
+
+
+def test_seed_320s_cocked_die_is_caught_by_the_readers_doubt() -> None:
+    """Seed 320 (held out, walnut-wood, 55 degrees), frame 598: the injected cocked die, which the
+    validity model alone judges flat (P(valid) just over its threshold) and the readers cannot read.
+    The recognizer's verdict is cocked; the other die, flat and read sure, stays valid."""
+    rec, image, profile, boxes, i, j = _two_dice_located("cocked-die-seed320", (950, 190), (868, 350))
     first = rec.validity.judge(image, profile, boxes)
     observed, verdicts = rec.read_dice(image, boxes)
     assert verdicts[i].reason == "cocked" and observed[i].reason == "cocked" and observed[i].valid_p < 0.5
@@ -367,20 +374,8 @@ def test_seed_321s_cocked_die_is_judged_cocked() -> None:
     2 s (one image), read 2 with confidence, so the readers' doubt does not help: the validity model
     must call it invalid itself. Session 29's continued model called it valid (P(flat) 0.22 against its
     threshold 0.032) and lost the injection end to end; it was taken back (decision 0729)."""
-    from server.pipeline import profile_from_sim_camera
-    from vision.recognizer import FrameRecognizer
-
-    data = Path(__file__).parents[1] / "data" / "vision"
-    image = cv2.imread(str(data / "cocked-die-seed321.jpg"))
-    profile = profile_from_sim_camera(json.loads((data / "cocked-die-seed321.camera.json").read_text()))
-    rec = FrameRecognizer(profile)
-    boxes = rec.locate_dice(image)
-    centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes]
-    near = [i for i, c in enumerate(centres) if np.hypot(c[0] - 654, c[1] - 253) < 15]
-    other = [i for i, c in enumerate(centres) if np.hypot(c[0] - 804, c[1] - 422) < 15]
-    assert len(near) == 1 and len(other) == 1
+    rec, image, _, boxes, i, j = _two_dice_located("cocked-die-seed321", (654, 253), (804, 422))
     observed, verdicts = rec.read_dice(image, boxes, rolled_half="right")
-    i, j = near[0], other[0]
     assert float(np.max(observed[i].value_p)) > DOUBT_VALUE_P  # read surely: no help from the readers' doubt
     assert verdicts[i].reason == "cocked" and observed[i].valid_p < 0.5
     assert verdicts[j].reason == "flat_board" and observed[j].valid_p > 0.5

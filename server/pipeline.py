@@ -873,7 +873,7 @@ class FramePipeline:
             counts: list[int] | None = None
             try:
                 reading = self.recognizer.read_board(arr, self.hand_cue.hand_mask if hands else None, self.motion.scale,
-                                                     tr.settled_points if hands else None)
+                                                     tr.settled_points if hands else None, boxes)
                 counts = [a + b for a, b in reading.point_counts()]
                 seen = [b for b in boxes if not self._hand_next_to(b)]  # half-hidden by a hand: not read
                 found, verdicts = self.recognizer.read_dice(arr, seen, counts, None, timings)

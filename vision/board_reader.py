@@ -158,14 +158,17 @@ class BoardReader:
         return self._strip_tf, self._window_tf
 
     def read(self, image: U8, profile: CalibrationProfile, hand_mask: U8 | None = None,
-             mask_scale: float = 1.0, known: Sequence[tuple[int, int]] | None = None) -> BoardReading:
+             mask_scale: float = 1.0, known: Sequence[tuple[int, int]] | None = None,
+             dice: Sequence[Sequence[float]] | None = None) -> BoardReading:
         """Read one BGR frame (as ``cv2.imread`` gives) of the camera ``profile`` describes.
 
         ``hand_mask`` (0/255 at ``mask_scale`` of the frame's size): where hands are over the table;
         the strips they may hide are read as unknown (:attr:`BoardReading.hidden`), and so is the cube's
         face when a hand is at it (:func:`vision.cube.face_under_hand`). ``known``: the
         (light, dark) counts of points 1..24 last settled (the tracker's), whose places a hand may
-        hide as well as those of the checkers read (:func:`vision.checkers.hidden_strips`)."""
+        hide as well as those of the checkers read (:func:`vision.checkers.hidden_strips`). ``dice``: the
+        dice boxes located in this frame, when known (a die on the board is not the cube:
+        :func:`vision.cube.dice_on_the_board`)."""
         arr = colour_frame(image, profile.image_size)
         strip_tf, window_tf = self._transforms(profile)
         counts = self.checkers.count_strips(checkers.cut_strips(arr, strip_tf))
@@ -197,7 +200,7 @@ class BoardReader:
         cube_obs = None
         windows = None
         if self.cube is not None:
-            windows = self.cube.read_full(arr, profile, window_tf)
+            windows = self.cube.read_full(arr, profile, window_tf, dice)
             if hand_mask is not None:
                 windows = cube.face_under_hand(windows, profile, hand_mask, mask_scale)
             cube_obs = windows.observation()

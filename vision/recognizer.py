@@ -32,7 +32,7 @@ import numpy.typing as npt
 from calibration.board import board_to_image, signed_area
 from calibration.profile import CalibrationProfile
 from vision.board_reader import BoardReader, BoardReading
-from vision.cube import CubeWindows
+from vision.cube import CUBE_SURE, CubeWindows, centred_on
 from vision.dice import SETTLED_ZOOMS, DieReader, DieReaders, up_directions
 from vision.dice_locator import SETTLED_SCALES, SURE_SCORE, DiceLocator, LocatedDice, merge_looks
 from vision.dice_validity import (
@@ -257,9 +257,9 @@ class FrameRecognizer:
         return out, verdicts
 
     def read_board(self, image: U8, hand_mask: U8 | None = None, mask_scale: float = 1.0,
-                   known: Sequence[tuple[int, int]] | None = None) -> BoardReading:
-        """The board part of recognition; ``hand_mask``, ``known``: see :meth:`BoardReader.read`."""
-        return self.board_reader.read(self._check(image), self.profile, hand_mask, mask_scale, known)
+                   known: Sequence[tuple[int, int]] | None = None, dice: Sequence[Box] | None = None) -> BoardReading:
+        """The board part of recognition; ``hand_mask``, ``known``, ``dice``: see :meth:`BoardReader.read`."""
+        return self.board_reader.read(self._check(image), self.profile, hand_mask, mask_scale, known, dice)
 
     def recognize(self, image: U8, *, rolled_half: str | None = None, board: bool = True,
                   dice: bool = True) -> Recognition:
@@ -268,30 +268,23 @@ class FrameRecognizer:
         timings: dict[str, float] = {}
         reading = None
         counts: list[int] | None = None
+        boxes: list[Box] = []
+        if dice:
+            t0 = time.perf_counter()
+            boxes = self.locate_dice(arr)
+            timings["dice_locate"] = (time.perf_counter() - t0) * 1e3
         if board:
             t0 = time.perf_counter()
-            reading = self.board_reader.read(arr, self.profile)
+            reading = self.board_reader.read(arr, self.profile, dice=boxes)
             timings["board"] = (time.perf_counter() - t0) * 1e3
             counts = [a + b for a, b in reading.point_counts()]
         found: list[DieObservation] = []
         verdicts: list[DieValidity] = []
         if dice:
-            t0 = time.perf_counter()
-            boxes = self.locate_dice(arr)
             if reading is not None:
                 boxes = not_the_cube(boxes, reading.cube_windows)
-            timings["dice_locate"] = (time.perf_counter() - t0) * 1e3
             found, verdicts = self.read_dice(arr, boxes, counts, rolled_half, timings)
         return Recognition(reading, tuple(found), tuple(verdicts), timings)
-
-
-CUBE_SURE = 0.95
-"""Cube presence in a rail or bar window above which a die box centred on the cube's face is the cube.
-The cube reader takes a die by the bar or a rail for the cube now and then, less surely: chosen on
-the calibration render (seed 535, training styles; dice lost at presence 0.61, 0.80, 0.94; 27 of its
-45 cubes-as-dice above 0.95)."""
-CUBE_CENTRED = 0.35
-"""A die box is centred on the cube's face when its centre is this share of its longer side from it."""
 
 
 def not_the_cube(boxes: Sequence[Box], windows: CubeWindows | None) -> list[Box]:
@@ -307,9 +300,7 @@ def not_the_cube(boxes: Sequence[Box], windows: CubeWindows | None) -> list[Box]
     best = windows.likeliest
     if best.startswith("board") or windows.presence[best] < CUBE_SURE:
         return list(boxes)
-    u, v = windows.centre_px
-    return [b for b in boxes if math.hypot((b[0] + b[2]) / 2 - u, (b[1] + b[3]) / 2 - v)
-            > CUBE_CENTRED * max(b[2] - b[0], b[3] - b[1])]
+    return [b for b in boxes if not centred_on(b, windows.centre_px)]
 
 
 __all__ = ["FrameRecognizer", "Recognition", "die_px_range", "not_the_cube", "VALID_CLASSES"]

@@ -54,6 +54,7 @@ from vision.errors import VisionError
 from vision.observation import (
     COLOURS,
     COUNTS,
+    CUBE_ZONES,
     DIE_REASONS,
     CubeObservation,
     DieObservation,
@@ -129,6 +130,10 @@ class TrackerConfig:
     """A followed cube read with less confidence (face x zone) than this is replaced at once by a
     reading of the same zone at least ``cube_clear`` sure, without ``confirm_frames`` votes."""
     cube_clear: float = 0.8
+    cube_gone_p: float = 0.05
+    """A followed cube moves or turns only with a hand on the table (decision 0730): a new cube reading is
+    adopted without a hand seen since the cube last read as followed only when the reading gives the
+    followed zone less than this (the cube is plainly gone from it: a hand the cue missed moved it)."""
     confirm_frames: int = 3
     """Accepted recognitions in a row that must agree before the settled checker map changes."""
     fuse_frames: int = 6
@@ -335,6 +340,11 @@ def assign(cost: Sequence[Sequence[float]], gate: float) -> list[tuple[int, int]
     return best[2]
 
 
+def _cube_key(cube: CubeObservation | None) -> tuple[int, str] | None:
+    """A cube reading's face and zone; None for no cube (absent)."""
+    return None if cube is None or cube.zone == "absent" else (cube.value, cube.zone)
+
+
 def _hands_key(hands: Sequence[HandObservation]) -> tuple[tuple[str, str, bool, int | None], ...]:
     return tuple(sorted((h.side, h.over, h.touching, h.point) for h in hands))
 
@@ -357,6 +367,10 @@ class Tracker:
         """The last recognition had hands over the table that may hide checkers (``hidden`` places)."""
         self._cube: CubeObservation | None = None
         self._cube_votes: deque[tuple[int, str]] = deque(maxlen=self.config.confirm_frames)
+        self._cube_agreed_t: float | None = None
+        """When a recognition last read the cube as followed (value and zone; absent included); None
+        before the first cube reading is adopted."""
+        self._hands_looked = False
         self._last_motion_t: float = -math.inf
         self._last_recognition_t: float = -math.inf
         self._dirty = True
@@ -511,6 +525,7 @@ class Tracker:
 
     # ---------------------------------------------------------------- hands
     def _update_hands(self, t: float, hands: Sequence[HandObservation]) -> None:
+        self._hands_looked = True
         if hands:
             self._last_hand_t = t
         for h in hands:
@@ -548,10 +563,11 @@ class Tracker:
         for j, d in enumerate(dice):
             if j in used_d:
                 continue
-            # a die seen again where one was lifted at rest under a hand a moment ago, not moving: it was
-            # hidden, not taken; it keeps its reading and rest time
+            # a die seen again where one was lifted at rest under a hand a moment ago, not moving (or
+            # changing only as the hand still there uncovers it: seed 353, the far arm reaching over a
+            # die to the near side's checkers): it was hidden, not taken; it keeps its reading and rest time
             back = [tr for tr in self._tracks if self._may_be_back(tr) and math.dist(tr.center, d.center_px) <= cfg.move_hand_px]
-            if back and not (die_motion is not None and die_motion[j]):
+            if back and (hands or not (die_motion is not None and die_motion[j])):
                 tr = min(back, key=lambda x: math.dist(x.center, d.center_px))
                 assert tr.at_rest_when_lifted is not None
                 tr.value_logp, tr.value_n, tr.valid_p, tr.reasons, tr.last_move = tr.at_rest_when_lifted
@@ -752,22 +768,45 @@ class Tracker:
 
     def _update_cube(self, board: TableObservation) -> None:
         cfg = self.config
-        if board.cube is not None:
-            self._cube_votes.append((board.cube.value, board.cube.zone))
-            if len(self._cube_votes) == cfg.confirm_frames and len(set(self._cube_votes)) == 1:
-                self._cube = board.cube
-            elif self._cube is None:
-                self._cube = board.cube
-            elif (board.cube.zone == self._cube.zone and self._cube.confidence < cfg.cube_doubtful
-                  and board.cube.confidence >= cfg.cube_clear):
-                # the same place read clearly where the face was doubtful (the demo's first double: the
-                # cube on the board read "8" at 0.31 under the doubler's leaving hand, three times, then
-                # "2" at 0.91 twice before the taker's hand came: the double was never seen)
-                self._cube = board.cube
-        else:
-            self._cube_votes.append((0, "absent"))
-            if len(self._cube_votes) == cfg.confirm_frames and len(set(self._cube_votes)) == 1:
-                self._cube = None
+        reading, followed = _cube_key(board.cube), _cube_key(self._cube)
+        if self._cube_agreed_t is not None and reading == followed:
+            self._cube_agreed_t = self._now
+        self._cube_votes.append(reading or (0, "absent"))
+        agreed = len(self._cube_votes) == cfg.confirm_frames and len(set(self._cube_votes)) == 1
+        if agreed:
+            if reading == followed or self._cube_may_change(board.cube):
+                self._adopt_cube(board.cube)
+        elif self._cube is None and board.cube is not None:
+            if self._cube_may_change(board.cube):
+                self._adopt_cube(board.cube)
+        elif (board.cube is not None and self._cube is not None and board.cube.zone == self._cube.zone
+              and self._cube.confidence < cfg.cube_doubtful and board.cube.confidence >= cfg.cube_clear):
+            # the same place read clearly where the face was doubtful (the demo's first double: the
+            # cube on the board read "8" at 0.31 under the doubler's leaving hand, three times, then
+            # "2" at 0.91 twice before the taker's hand came: the double was never seen)
+            self._adopt_cube(board.cube)
+
+    def _adopt_cube(self, cube: CubeObservation | None) -> None:
+        self._cube = cube
+        self._cube_agreed_t = self._now
+
+    def _cube_may_change(self, reading: CubeObservation | None) -> bool:
+        """Whether a reading other than the followed cube (another zone or face, or none) may replace it
+        (decision 0730): the cube moves and turns only in a hand, so a hand must have been seen since
+        the cube last read as followed, unless no cube reading was adopted yet, hands are not looked
+        for, the followed cube was doubtful, or the reading plainly puts the followed cube elsewhere
+        (its zone under :attr:`TrackerConfig.cube_gone_p`: a hand the cue missed moved it). Without
+        this, a die at rest read as a cube on the board beside the centred cube the window model still
+        saw (seed 352, navy-leather, frame 117) made the cube an offer after the roll."""
+        cfg = self.config
+        if self._cube_agreed_t is None or not self._hands_looked or self._last_hand_t >= self._cube_agreed_t:
+            return True
+        followed = _cube_key(self._cube)
+        if followed is None:
+            return False
+        if self._cube is not None and self._cube.confidence < cfg.cube_doubtful:
+            return True
+        return reading is not None and float(reading.zone_p[CUBE_ZONES.index(followed[1])]) < cfg.cube_gone_p
 
     # ---------------------------------------------------------------- emission
     def _emit(self, frame_id: int, t: float, hands: list[HandObservation]) -> list[dict[str, Any]]:

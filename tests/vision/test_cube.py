@@ -145,8 +145,8 @@ def test_a_die_box_over_the_cube_at_the_bar_is_the_cube_not_a_die() -> None:
     where the cube's face was read goes when the cube is surely at the bar or a rail; a cube on the
     playing surface (where the cube reader now and then takes a die for it) or an unsure one keeps
     every box, and a die beside the cube, or leaning on it (its box off the face's centre), keeps its box."""
-    from vision.cube import WINDOWS, CubeWindows
-    from vision.recognizer import CUBE_SURE, not_the_cube
+    from vision.cube import CUBE_SURE, WINDOWS, CubeWindows
+    from vision.recognizer import not_the_cube
 
     faces = {n: np.full(7, 1 / 7) for n in WINDOWS}
 
@@ -161,6 +161,57 @@ def test_a_die_box_over_the_cube_at_the_bar_is_the_cube_not_a_die() -> None:
     assert not_the_cube([on_cube, beside], windows("board-left", 0.97)) == [on_cube, beside]
     assert not_the_cube([on_cube, beside], windows("centre", CUBE_SURE - 0.05)) == [on_cube, beside]
     assert not_the_cube([on_cube], None) == [on_cube]
+
+
+def test_a_board_window_whose_cube_is_a_located_die_is_dropped_while_the_bar_holds_the_cube() -> None:
+    """There is one cube: while the bar (or a rail) window surely holds it, a board window likelier
+    still whose presence peaks on a located die box has found that die (decision 0730). Not when the
+    bar is unsure (a cube offered on the board has left it), nor when no die box is at the peak, nor
+    for a bar window on a die box."""
+    from vision.cube import CUBE_SURE, WINDOWS, CubeWindows, dice_on_the_board
+
+    faces = {n: np.full(6, 1 / 6) for n in WINDOWS}
+    peaks = {n: (100.0 + 50 * i, 200.0) for i, n in enumerate(WINDOWS)}  # window pixels = image pixels here
+    tf = {n: np.eye(3) for n in WINDOWS}
+    die_at = {n: (peaks[n][0] - 15, peaks[n][1] - 15, peaks[n][0] + 15, peaks[n][1] + 15) for n in WINDOWS}
+
+    def windows(**presence: float) -> CubeWindows:
+        return CubeWindows({n: presence.get(n.replace("-", "_"), 0.01) for n in WINDOWS}, faces, peaks, True)
+
+    w = windows(centre=0.987, board_left=0.997)
+    out = dice_on_the_board(w, tf, [die_at["board-left"]])
+    assert out.presence["board-left"] == 0.0 and out.likeliest == "centre"
+    assert out.observation().zone == "centre"
+    assert w.observation().zone == "board"  # as read without the dice
+    both = dice_on_the_board(windows(far=0.99, board_left=0.997, board_right=0.998), tf,
+                             [die_at["board-left"], die_at["board-right"]])
+    assert both.likeliest == "far"
+    assert dice_on_the_board(windows(centre=CUBE_SURE - 0.01, board_left=0.997), tf, [die_at["board-left"]]).likeliest == "board-left"
+    beside = (die_at["board-left"][0] + 30, 185.0, die_at["board-left"][2] + 30, 215.0)
+    assert dice_on_the_board(w, tf, [beside]) is w
+    assert dice_on_the_board(windows(centre=0.999, board_left=0.99), tf, [die_at["centre"]]).presence["centre"] == 0.999
+    assert dice_on_the_board(w, tf, []) is w
+
+
+def test_seed_352s_die_read_as_the_cube_on_the_board() -> None:
+    """Seed 352 (held out, navy-leather, 55 degrees), frame 117: dark's 4-1 at rest, the 4 on the
+    board beside the bar read by the window model as the cube (presence 0.997, face 64) while the bar
+    window still holds the centred cube (0.986). With the frame's located dice the cube is at the
+    centre; without them it reads on the board (what made a void double after the roll)."""
+    import json
+
+    from server.pipeline import profile_from_sim_camera
+    from vision.recognizer import FrameRecognizer
+
+    data = Path(__file__).parents[1] / "data" / "vision"
+    image = cv2.imread(str(data / "die-as-cube-seed352.jpg"))
+    profile = profile_from_sim_camera(json.loads((data / "die-as-cube-seed352.camera.json").read_text()))
+    rec = FrameRecognizer(profile)
+    boxes = rec.locate_dice(image)
+    assert rec.read_board(image).cube.zone == "board"
+    cube = rec.read_board(image, dice=boxes).cube
+    assert cube is not None and cube.zone == "centre" and cube.value == 64 and cube.confidence > 0.9
+    assert rec.recognize(image).board.cube.zone == "centre"
 
 
 def test_the_face_model_reads_held_out_cube_faces() -> None:

@@ -581,6 +581,51 @@ def test_the_cube_is_followed_while_hands_are_over_the_table() -> None:
     assert out and out[-1]["cube"]["zone"] == "board" and out[-1]["cube"]["value"] == 2 and out[-1]["hands"]
 
 
+def test_the_cube_moves_or_turns_only_with_a_hand() -> None:
+    """Decision 0730: a followed cube is replaced by another reading (zone or face) only when a hand was
+    seen since the cube last read as followed, or when the reading plainly puts it elsewhere (the
+    followed zone under ``cube_gone_p``: a hand the cue missed carried it). Seed 352 read a die beside
+    the centred cube as the cube on the board, centre still 0.19 likely, with no hand anywhere: the
+    cube "moved" to the board after the roll, a void double."""
+    from vision.observation import CUBE_FACES, CUBE_ZONES, CubeObservation
+
+    def cube(value: int, zones: dict[str, float]) -> CubeObservation:
+        rest = (1.0 - sum(zones.values())) / (len(CUBE_ZONES) - len(zones))
+        return CubeObservation(np.eye(len(CUBE_FACES))[CUBE_FACES.index(value)] * 0.98 + 0.02 / len(CUBE_FACES),
+                               np.array([zones.get(z, rest) for z in CUBE_ZONES]))
+
+    light = [0] * 24
+    dark = [0] * 24
+    light[5], dark[18] = 15, 15
+    both = cube(64, {"board": 0.8, "centre": 0.19})  # the die on the board and the cube at the bar
+    t = Tracker(TrackerConfig())
+    emitted: list[dict[str, Any]] = []
+    frames = iter(range(1000))
+
+    def step(c: CubeObservation, hands: list[HandObservation]) -> dict[str, Any]:
+        k = next(frames)
+        emitted.extend(t.update(k, k * 0.3, dice=[], board=TableObservation.from_counts(light, dark, cube=c),
+                                hands=hands, moving=False))
+        return emitted[-1] if emitted else {}  # the latest state emitted (none before the map settles)
+
+    for _ in range(3):
+        s = step(cube(64, {"centre": 0.98}), [])
+    assert s["cube"]["zone"] == "centre"
+    for _ in range(5):
+        s = step(both, [])
+    assert s["cube"]["zone"] == "centre"  # no hand: the cube has not moved
+    for _ in range(5):
+        s = step(cube(16, {"centre": 0.98}), [])
+    assert s["cube"]["value"] == 64  # nor turned
+    step(cube(64, {"centre": 0.98}), [HandObservation("near", "cube", True)])
+    for _ in range(3):
+        s = step(both, [])
+    assert s["cube"]["zone"] == "board"  # a hand came since: an offer
+    for _ in range(3):
+        s = step(cube(2, {"near": 0.97}), [])
+    assert s["cube"]["zone"] == "near" and s["cube"]["value"] == 2  # plainly gone from the board: taken
+
+
 @pytest.mark.parametrize("second_face_p", [0.95, 0.6])
 def test_a_cube_face_read_doubtfully_is_replaced_by_a_clear_reading_of_the_same_place(second_face_p) -> None:
     """The demo's first double (session 10): under the doubler's leaving hand the cube on the board
@@ -692,8 +737,9 @@ def test_a_die_lost_in_flight_gives_its_place_and_track_to_the_next_die() -> Non
 def test_a_die_lifted_at_rest_under_a_hand_and_seen_again_at_its_place_was_only_hidden() -> None:
     """Seen in a render: the far arm moving checkers next to the dice had its fingers read at them;
     the dice were lifted, and "thrown" when the arm left (a false premature roll). A die seen again
-    at its place within ``back_s``, not moving, is at rest again with its reading; one seen elsewhere,
-    or moving, or after ``back_s``, is a new throw."""
+    at its place within ``back_s``, not moving or uncovered by a hand still there, is at rest again
+    with its reading; one seen elsewhere, or moving with no hand there, or after ``back_s``, is a new
+    throw."""
     board = TableObservation.from_counts([0] * 24, [0] * 24)
     die = DieObservation(np.eye(6)[4], (500.0, 300.0))
 
@@ -716,6 +762,12 @@ def test_a_die_lifted_at_rest_under_a_hand_and_seen_again_at_its_place_was_only_
     t = lifted_by_a_hand()
     out = t.update(40, 4.0, dice=[DieObservation(np.eye(6)[4], (503.0, 302.0))], hands=[], die_motion=[True])
     assert out and out[-1]["dice"][0]["state"] == "rolling"  # moving at its place: thrown again
+    # seed 353: the far arm over the die, leaving it: its box changes as it is uncovered, the hand
+    # still there; the same die, at rest with its reading
+    t = lifted_by_a_hand()
+    out = t.update(40, 4.0, dice=[DieObservation(np.eye(6)[4], (503.0, 302.0))],
+                   hands=[HandObservation("far", "board", True)], die_motion=[True])
+    assert out and out[-1]["dice"][0]["state"] == "at_rest" and out[-1]["dice"][0]["value"] == 5
     t = lifted_by_a_hand()
     out = t.update(80, 8.0, dice=[DieObservation(np.eye(6)[4], (503.0, 302.0))], hands=[])
     assert out and out[-1]["dice"][0]["state"] == "rolling"  # long after: a new throw

@@ -1991,6 +1991,8 @@ class Referee:
             self._flush_doubt()
             return
         cands, by_board, mass, illegal, shown = weighed
+        if shown > 0.0 and illegal / mass >= self.profile.confidence and self._illegal_seen_late(d, s):
+            return
         board = max(by_board, key=lambda b: by_board[b])
         _, roll, res, _ = max((c for c in cands if c[3] == board), key=lambda c: c[0])
         conf = self.profile.confidence
@@ -2019,6 +2021,47 @@ class Referee:
         self._emit("MOVE_REVISED", d.mover,
                    f"The board now shows that {self._name(d.mover)} played {roll[0]}{roll[1]}: {written} (recorded as {was}).",
                    frame=s.frame, details={"dice": list(roll), "play": written, "was": was, "p": round(p_board, 4)})
+
+    def _illegal_seen_late(self, d: _Doubt, s: TableState) -> bool:
+        """The doubtful turn, looked at again on the clearer view at the opponent's valid roll, shows a
+        board that no legal result of any roll it may have been reaches, clearly (the illegal play
+        outweighs them, as at the end of a turn): it was an illegal move that the view at the end of the
+        turn hid (seed 352: the injected 3-3 played 24/23 13/4, a lone checker read on the wrong point
+        under the tapping hand, recorded as the legal 24/21 13/4 with a question). The turn is recorded
+        as the play the board shows and the position follows the table; the illegal move is alerted
+        now, and as the opponent has rolled, an ordinary illegal move stands (RG19 4.2.3.1(a): it is
+        pointed out all the same, 1.1.6); one of the impossible class may still be corrected until the
+        offender's own next valid roll (4.2.3.1(b)), which the monitor does. False when the board is
+        no position (left to the monitor's question)."""
+        observed = self._counted_board(s, d.before, d.mover)
+        try:
+            seen = self.map.to_position(observed, 1 - d.mover, d.before.out_of_play)
+        except ValueError:
+            return False
+        if game_winner(seen) is not None:
+            return False
+        entries = self.games[-1].entries
+        self._doubt = None
+        old_entry, roll = d.turn.entry, d.turn.dice
+        play = diff_play(d.before, seen.boards(), d.mover)
+        new_entry = MatEntry(EntryKind.ROLL, Player(d.mover), None, 0, dice=roll, play=play)
+        entries[-1] = new_entry
+        self._turns[-1] = _Turn(d.mover, roll, d.before, new_entry)
+        self.position = seen.with_turn(self.turn)
+        classes = self._impossible_classes(d.before, observed, d.mover)
+        impossible = bool(classes) and self.profile.impossible_move_class
+        was = f"{old_entry.dice[0]}{old_entry.dice[1]}: {old_entry.play}" if old_entry.dice else str(old_entry.play)
+        rest = (f"It can still be corrected before {self._name(d.mover)}'s own next valid roll." if impossible else
+                f"{self._name(1 - d.mover)} has rolled: the move stands.")
+        alert = self._emit("IMPOSSIBLE_MOVE" if impossible else "ILLEGAL_MOVE", d.mover,
+                           f"Illegal move by {self._name(d.mover)} with {roll[0]}-{roll[1]}: the board shows {play or '(no play)'}, "
+                           f"not clear at the end of the turn (recorded then as {was}). {rest}",
+                           frame=s.frame, evidence=tuple(f for f in (d.unconfirmed[1] if d.unconfirmed else None, s.frame) if f is not None),
+                           details={"dice": list(roll), "seen": str(play), "was": was, "sub_codes": classes, "seen_late": True})
+        if not impossible:
+            self._emit("ILLEGAL_MOVE_STANDS", d.mover, f"The illegal move by {self._name(d.mover)} stands: "
+                       f"{self._name(1 - d.mover)} has rolled.", frame=s.frame, details={"alert": alert.id if alert else 0})
+        return True
 
     def _weigh_doubt(self, d: _Doubt, s: TableState) -> tuple[list[tuple[float, tuple[int, int], Position, PhysicalBoard]],
                                                                dict[PhysicalBoard, float], float, float, float] | None:

@@ -833,6 +833,50 @@ def test_a_doubtful_move_is_revised_on_a_clearer_view_at_the_opponents_roll(late
     assert s.codes() == []
 
 
+@pytest.mark.parametrize("played", ["illegal", "legal"])
+def test_an_illegal_move_hidden_at_the_tap_is_alerted_on_the_clearer_view_and_stands(played):
+    """Seed 352 (held out, session 30): dark's injected illegal 3-3 (24/23 13/4) was recorded as the
+    legal 24/21 13/4 with a question: under the tapping hand a lone checker was read on the wrong
+    point. At light's valid roll the quiet board showed the illegal play clearly; the referee only
+    asked the monitor (MOVE_UNCONFIRMED) and its position drifted from the table. Now the turn is
+    recorded as the board shows it, ILLEGAL_MOVE is raised, and it stands (the opponent has rolled,
+    RG19 4.2.3.1(a)); the opponent's play is judged from the table's position. Near miss: the legal
+    play, unclear at the tap, is confirmed by the clearer view with nothing raised."""
+    from rules.referee import TableState
+
+    s = opened(end_signal=EndSignal.BAR_TAP)
+    turn(s, "dark", (6, 4), "24/18 13/9")
+    light = s.player("light")
+    s.roll("light", 3, 1)
+    s.play("light", "13/10 6/4" if played == "illegal" else "13/10 6/5")  # the 1 played as a 2, or not
+    s.script.hand(light, "bar")
+    rec = s.script.snap(0.2).record  # the tap: light's 4, 5 and 6 points unclear under the hand
+    for p in rec["points"]:
+        p["confidence"] = 0.99
+    four, five, six = rec["points"][3], rec["points"][4], rec["points"][5]  # (physical = light's own)
+    # before the roll his 6 point held 4 and his 5 point 2: the reading fits 13/10 6/5 and 13/10 5/4
+    # alike, and not the illegal 13/10 6/4
+    four["light"], five["light"], six["light"] = 0, 3, 3
+    four["light_p"] = [0.5, 0.5] + [0.0] * 14
+    five["light_p"] = [0.0, 0.5, 0.0, 0.5] + [0.0] * 12
+    six["light_p"] = [0.0, 0.0, 0.0, 0.5, 0.5] + [0.0] * 11
+    s.alerts += s.ref.feed(TableState.from_json(rec))
+    s.script.no_hands()
+    assert entries(s)[-1] in ("31: 13/10 6/5", "31: 13/10 5/4") and s.codes() == []  # held for a clearer view
+    s.roll("dark", 5, 2)
+    if played == "legal":
+        assert s.codes() == [] and entries(s)[-1] == "31: 13/10 6/5"
+        return
+    assert s.codes() == ["ILLEGAL_MOVE"] and "MOVE_UNCONFIRMED" not in [a.code for a in s.alerts]
+    alert = s.last("ILLEGAL_MOVE")
+    assert alert.details["seen_late"] and alert.details["seen"] == "13/10 6/4"
+    assert s.last("ILLEGAL_MOVE_STANDS").details["alert"] == alert.id
+    assert entries(s)[-1] == "31: 13/10 6/4"
+    s.play("dark", "13/8 13/11")
+    s.end_turn("dark")
+    assert s.codes() == ["ILLEGAL_MOVE"]  # dark's play judged from the table's position: nothing more
+
+
 @pytest.mark.parametrize("quiet", ["checker unseen", "checker elsewhere"])
 def test_a_hit_checker_unseen_on_the_bar_does_not_leave_the_move_unconfirmed(quiet):
     """Seed 319 (three times): at the tap vision had a checker in the hand, so the move waited for a

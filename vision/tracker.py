@@ -795,9 +795,11 @@ class Tracker:
         (decision 0730): the cube moves and turns only in a hand, so a hand must have been seen since
         the cube last read as followed, unless no cube reading was adopted yet, hands are not looked
         for, the followed cube was doubtful, or the reading plainly puts the followed cube elsewhere
-        (its zone under :attr:`TrackerConfig.cube_gone_p`: a hand the cue missed moved it). Without
-        this, a die at rest read as a cube on the board beside the centred cube the window model still
-        saw (seed 352, navy-leather, frame 117) made the cube an offer after the roll."""
+        (its zone under :attr:`TrackerConfig.cube_gone_p`: a hand the cue missed moved it). Seed 352
+        (navy-leather, frame 117) showed the risk: a die at rest read as the cube on the board beside
+        the centred cube, three readings and no hand, and the referee saw an offer after the roll.
+        (There a hand moving checkers 3 s later would still have let the misreading through: the
+        reader's own rule, :func:`vision.cube.dice_on_the_board`, is what keeps that one out.)"""
         cfg = self.config
         if self._cube_agreed_t is None or not self._hands_looked or self._last_hand_t >= self._cube_agreed_t:
             return True

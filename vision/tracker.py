@@ -563,11 +563,11 @@ class Tracker:
         for j, d in enumerate(dice):
             if j in used_d:
                 continue
-            # a die seen again where one was lifted at rest under a hand a moment ago, not moving (or
-            # changing only as the hand still there uncovers it: seed 353, the far arm reaching over a
-            # die to the near side's checkers): it was hidden, not taken; it keeps its reading and rest time
+            # a die seen again where one was lifted at rest under a hand a moment ago, not moving: it was
+            # hidden, not taken; it keeps its reading and rest time (also taking one that changes as a
+            # hand still there uncovers it was tried, decision 0730: seed 353 mended, seed 354 broken)
             back = [tr for tr in self._tracks if self._may_be_back(tr) and math.dist(tr.center, d.center_px) <= cfg.move_hand_px]
-            if back and (hands or not (die_motion is not None and die_motion[j])):
+            if back and not (die_motion is not None and die_motion[j]):
                 tr = min(back, key=lambda x: math.dist(x.center, d.center_px))
                 assert tr.at_rest_when_lifted is not None
                 tr.value_logp, tr.value_n, tr.valid_p, tr.reasons, tr.last_move = tr.at_rest_when_lifted

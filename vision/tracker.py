@@ -558,16 +558,23 @@ class Tracker:
                     moved = dist > cfg.rest_jitter_frac * max(x1 - x0, y1 - y0)
             else:
                 moved = dist > cfg.move_px or bool(die_motion is not None and die_motion[j])
+            if at_rest and moved and hands:
+                # a die at rest that a hand moves is picked up (or pushed): in the hand, not thrown;
+                # what is found later is judged afresh (seed 354: light's die, followed into dark's
+                # gathering hand as "rolling", then onto a white checker's edge by the far rail, was
+                # judged sunk between checkers)
+                self._lift(tr, t, hidden=False)
+                continue
             self._sight(tr, d, t, moved)
         started = self._last_emit_t != -math.inf
         for j, d in enumerate(dice):
             if j in used_d:
                 continue
-            # a die seen again where one was lifted at rest under a hand a moment ago, not moving: it was
-            # hidden, not taken; it keeps its reading and rest time (also taking one that changes as a
-            # hand still there uncovers it was tried, decision 0730: seed 353 mended, seed 354 broken)
+            # a die seen again where one was lifted at rest under a hand a moment ago, not moving (or
+            # changing only as the hand still there uncovers it: seed 353, the far arm reaching over a
+            # die to the near side's checkers): it was hidden, not taken; it keeps its reading and rest time
             back = [tr for tr in self._tracks if self._may_be_back(tr) and math.dist(tr.center, d.center_px) <= cfg.move_hand_px]
-            if back and not (die_motion is not None and die_motion[j]):
+            if back and (hands or not (die_motion is not None and die_motion[j])):
                 tr = min(back, key=lambda x: math.dist(x.center, d.center_px))
                 assert tr.at_rest_when_lifted is not None
                 tr.value_logp, tr.value_n, tr.valid_p, tr.reasons, tr.last_move = tr.at_rest_when_lifted
@@ -613,12 +620,17 @@ class Tracker:
             unseen = t - tr.last_seen
             if ((tr.hand_since_seen and unseen >= cfg.lift_s) or (tr.hidden_by_hand and gone and unseen >= cfg.lift_s)
                     or unseen >= cfg.hidden_keep_s):
-                tr.lifted = True
-                tr.lifted_at = t
-                tr.at_rest_when_lifted = ((tr.value_logp.copy(), tr.value_n, list(tr.valid_p), list(tr.reasons), tr.last_move)
-                                          if (tr.hand_since_seen or tr.hidden_by_hand) and not self._rolling(tr) else None)
-                tr.reset_reading()
+                self._lift(tr, t, hidden=(tr.hand_since_seen or tr.hidden_by_hand) and not self._rolling(tr))
         self._tracks = self._tracks[:4]
+
+    def _lift(self, tr: _DieTrack, t: float, hidden: bool) -> None:
+        """The die of ``tr`` is taken up (or out of sight); ``hidden``: it lay at rest under a hand, and
+        seen again at its place it was only hidden (its reading and rest kept for that)."""
+        tr.lifted = True
+        tr.lifted_at = t
+        tr.moving = False
+        tr.at_rest_when_lifted = (tr.value_logp.copy(), tr.value_n, list(tr.valid_p), list(tr.reasons), tr.last_move) if hidden else None
+        tr.reset_reading()
 
     def _new_id(self) -> int:
         used = {tr.id for tr in self._tracks}

@@ -308,7 +308,8 @@ def test_a_die_at_rest_is_not_thrown_again_by_an_arm_passing_next_to_it() -> Non
     pixels in it; the die was reported rolling (a new roll, a false FAST_ROLL). A die at rest moves
     when its centre moves: 12 px with a hand on the table, 8 px without (seen in the demo: the
     locator's box of a resting die differs by about 4 px between a settled and a moving frame's
-    look, and the die flickered to rolling: phantom throws)."""
+    look, and the die flickered to rolling: phantom throws). Moved farther with a hand there, it is
+    taken up (decision 0730)."""
     def settled() -> Tracker:
         t = Tracker(TrackerConfig())
         board = TableObservation.from_counts([0] * 24, [0] * 24)
@@ -328,9 +329,14 @@ def test_a_die_at_rest_is_not_thrown_again_by_an_arm_passing_next_to_it() -> Non
     t = settled()
     out = t.update(25, 2.5, dice=[DieObservation(np.eye(6)[2], (510.0, 300.0))], hands=[])
     assert out and out[-1]["dice"][0]["state"] == "rolling"
-    # a real push with a hand is a move
+    # a real move with a hand on the table: the die is taken up (or pushed), in the hand, not thrown
+    # (seed 354: light's die followed into dark's gathering hand as "rolling", then onto a white
+    # checker's edge, was judged sunk between checkers); seen again once the hand has gone, it is
+    # judged afresh, arriving as a thrown die does
     t = settled()
     out = t.update(25, 2.5, dice=[DieObservation(np.eye(6)[2], (520.0, 300.0))], hands=arm)
+    assert out and out[-1]["dice"][0]["state"] == "lifted"
+    out = t.update(27, 2.7, dice=[DieObservation(np.eye(6)[2], (560.0, 300.0))], hands=[])
     assert out and out[-1]["dice"][0]["state"] == "rolling"
 
 
@@ -737,8 +743,9 @@ def test_a_die_lost_in_flight_gives_its_place_and_track_to_the_next_die() -> Non
 def test_a_die_lifted_at_rest_under_a_hand_and_seen_again_at_its_place_was_only_hidden() -> None:
     """Seen in a render: the far arm moving checkers next to the dice had its fingers read at them;
     the dice were lifted, and "thrown" when the arm left (a false premature roll). A die seen again
-    at its place within ``back_s``, not moving, is at rest again with its reading; one seen elsewhere,
-    or moving, or after ``back_s``, is a new throw."""
+    at its place within ``back_s``, not moving or uncovered by a hand still there, is at rest again
+    with its reading; one seen elsewhere, or moving with no hand there, or after ``back_s``, is a new
+    throw."""
     board = TableObservation.from_counts([0] * 24, [0] * 24)
     die = DieObservation(np.eye(6)[4], (500.0, 300.0))
 
@@ -761,6 +768,12 @@ def test_a_die_lifted_at_rest_under_a_hand_and_seen_again_at_its_place_was_only_
     t = lifted_by_a_hand()
     out = t.update(40, 4.0, dice=[DieObservation(np.eye(6)[4], (503.0, 302.0))], hands=[], die_motion=[True])
     assert out and out[-1]["dice"][0]["state"] == "rolling"  # moving at its place: thrown again
+    # seed 353: the far arm over the die, leaving it: its box changes as it is uncovered, the hand
+    # still there; the same die, at rest with its reading
+    t = lifted_by_a_hand()
+    out = t.update(40, 4.0, dice=[DieObservation(np.eye(6)[4], (503.0, 302.0))],
+                   hands=[HandObservation("far", "board", True)], die_motion=[True])
+    assert out and out[-1]["dice"][0]["state"] == "at_rest" and out[-1]["dice"][0]["value"] == 5
     t = lifted_by_a_hand()
     out = t.update(80, 8.0, dice=[DieObservation(np.eye(6)[4], (503.0, 302.0))], hands=[])
     assert out and out[-1]["dice"][0]["state"] == "rolling"  # long after: a new throw

@@ -313,7 +313,7 @@ def dice_on_the_board(windows: CubeWindows, transforms: dict[str, F64], dice: Se
         return windows
     while True:
         best = max(presence, key=presence.__getitem__)
-        if not best.startswith("board") or presence[best] == 0.0:
+        if not best.startswith("board"):  # (a bar or rail window holds at least CUBE_SURE: the loop ends)
             break
         at = peak_px(windows, best, transforms)
         if at is None or not any(centred_on(b, at) for b in dice):

@@ -429,10 +429,7 @@ class Tracker:
             return
         tr = min(live, key=lambda x: math.dist(x.center, centre))
         if math.dist(tr.center, centre) <= 1.0:
-            tr.lifted = True
-            tr.lifted_at = self._now
-            tr.at_rest_when_lifted = None  # its spot is bare: it was taken
-            tr.reset_reading()
+            self._lift(tr, self._now, hidden=False)  # its spot is bare: it was taken
 
     def followed_dice(self, resting: bool = False, holding: bool = False) -> list[tuple[float, float]]:
         """Image centres of the dice followed now (seen, or hidden for a moment), not those lifted;
@@ -628,7 +625,6 @@ class Tracker:
         seen again at its place it was only hidden (its reading and rest kept for that)."""
         tr.lifted = True
         tr.lifted_at = t
-        tr.moving = False
         tr.at_rest_when_lifted = (tr.value_logp.copy(), tr.value_n, list(tr.valid_p), list(tr.reasons), tr.last_move) if hidden else None
         tr.reset_reading()
 

@@ -2010,14 +2010,8 @@ class Referee:
         if game_winner(res) is not None:
             self._flush_doubt()
             return
-        self._doubt = None
-        old_entry = d.turn.entry
         play, written = self._written_play(d.before, res, roll, d.mover)
-        new_entry = MatEntry(EntryKind.ROLL, Player(d.mover), None, 0, dice=roll, play=play)
-        entries[-1] = new_entry
-        self._turns[-1] = _Turn(d.mover, roll, d.before, new_entry)
-        self.position = res.with_turn(self.turn)
-        was = f"{old_entry.dice[0]}{old_entry.dice[1]}: {old_entry.play}" if old_entry.dice else str(old_entry.play)
+        was = self._record_again(d, roll, play, res)
         self._emit("MOVE_REVISED", d.mover,
                    f"The board now shows that {self._name(d.mover)} played {roll[0]}{roll[1]}: {written} (recorded as {was}).",
                    frame=s.frame, details={"dice": list(roll), "play": written, "was": was, "p": round(p_board, 4)})
@@ -2040,17 +2034,11 @@ class Referee:
             return False
         if game_winner(seen) is not None:
             return False
-        entries = self.games[-1].entries
-        self._doubt = None
-        old_entry, roll = d.turn.entry, d.turn.dice
+        roll = d.turn.dice
         play = diff_play(d.before, seen.boards(), d.mover)
-        new_entry = MatEntry(EntryKind.ROLL, Player(d.mover), None, 0, dice=roll, play=play)
-        entries[-1] = new_entry
-        self._turns[-1] = _Turn(d.mover, roll, d.before, new_entry)
-        self.position = seen.with_turn(self.turn)
+        was = self._record_again(d, roll, play, seen)
         classes = self._impossible_classes(d.before, observed, d.mover)
         impossible = bool(classes) and self.profile.impossible_move_class
-        was = f"{old_entry.dice[0]}{old_entry.dice[1]}: {old_entry.play}" if old_entry.dice else str(old_entry.play)
         rest = (f"It can still be corrected before {self._name(d.mover)}'s own next valid roll." if impossible else
                 f"{self._name(1 - d.mover)} has rolled: the move stands.")
         alert = self._emit("IMPOSSIBLE_MOVE" if impossible else "ILLEGAL_MOVE", d.mover,
@@ -2062,6 +2050,17 @@ class Referee:
             self._emit("ILLEGAL_MOVE_STANDS", d.mover, f"The illegal move by {self._name(d.mover)} stands: "
                        f"{self._name(1 - d.mover)} has rolled.", frame=s.frame, details={"alert": alert.id if alert else 0})
         return True
+
+    def _record_again(self, d: _Doubt, roll: tuple[int, int], play: Play, result: Position) -> str:
+        """The doubtful turn recorded again as ``roll`` and ``play`` (its transcript line and the turn
+        kept for undo), the position now ``result``; returns how it was recorded before."""
+        self._doubt = None
+        old_entry = d.turn.entry
+        new_entry = MatEntry(EntryKind.ROLL, Player(d.mover), None, 0, dice=roll, play=play)
+        self.games[-1].entries[-1] = new_entry
+        self._turns[-1] = _Turn(d.mover, roll, d.before, new_entry)
+        self.position = result.with_turn(self.turn)
+        return f"{old_entry.dice[0]}{old_entry.dice[1]}: {old_entry.play}" if old_entry.dice else str(old_entry.play)
 
     def _weigh_doubt(self, d: _Doubt, s: TableState) -> tuple[list[tuple[float, tuple[int, int], Position, PhysicalBoard]],
                                                                dict[PhysicalBoard, float], float, float, float] | None:

@@ -129,15 +129,19 @@ class BoardReader:
     skipped for a colour whose reading makes 15 very unlikely, e.g. a hand holding checkers).
     ``cube_zone_prior`` (default) weighs the cube's face reading by how often each face shows in
     its zone (:func:`vision.cube.cube_observation`). ``tray_tall_share``: see
-    :data:`vision.checkers.TRAY_TALL_SHARE` (0: the trays as the network reads them).
+    :data:`vision.checkers.TRAY_TALL_SHARE` (0: the trays as the network reads them). ``bar_prior``
+    (default): the bar strips weighed by how often real games hold checkers there before the check
+    (:data:`vision.checkers.BAR_PRIOR`).
     """
 
     def __init__(self, checker_model: str | Path | None = None, cube_model: str | Path | bool | None = None,
                  threads: int = 1, flip_average: bool = True,
                  cube_face_model: str | Path | None = cube.DEFAULT_FACE_MODEL,
                  presence_bias: float | dict[str, float] | None = None, check_totals: bool = True,
-                 cube_zone_prior: bool = True, tray_tall_share: float = checkers.TRAY_TALL_SHARE) -> None:
+                 cube_zone_prior: bool = True, tray_tall_share: float = checkers.TRAY_TALL_SHARE,
+                 bar_prior: bool = True) -> None:
         self.check_totals = check_totals
+        self.bar_prior = bar_prior
         self.checkers = checkers.CheckerCounter(checker_model or checkers.DEFAULT_MODEL, threads=threads,
                                                 flip_average=flip_average, tray_tall_share=tray_tall_share)
         self.cube: cube.CubeReader | None = None
@@ -187,6 +191,8 @@ class BoardReader:
         if self.check_totals and not hidden:
             # (with places hidden the frame does not show 15 of each colour: forcing the total would
             # move a doubtful checker of a place in view under the hand)
+            if self.bar_prior:
+                light_p, dark_p = checkers.weigh_bar(light_p), checkers.weigh_bar(dark_p)
             totals = (checkers.check_total(light_p), checkers.check_total(dark_p))
             light_p, dark_p = totals[0].marginals, totals[1].marginals
         point_p = np.stack([light_p[:24], dark_p[:24]], axis=1)

@@ -12,6 +12,7 @@ import pytest
 from calibration.board import BoardDimensions, board_to_image
 from calibration.profile import CalibrationProfile
 from vision.checkers import (
+    BAR_PRIOR,
     COUNTS,
     KIND_OF,
     MIN_TOTAL_P,
@@ -32,6 +33,7 @@ from vision.checkers import (
     strip_transforms,
     strips,
     to_tensor,
+    weigh_bar,
 )
 from vision.errors import ModelMissingError
 from vision.geometry import point_centre_x, point_rect
@@ -254,6 +256,35 @@ def test_a_tall_tray_read_short_is_made_whole_by_the_total_once_its_tall_counts_
     spread = check_total(q)
     assert spread.applied and spread.best[near] == 11 and spread.best[0] == 4 and spread.best.sum() == 15
     assert TRAY_TALL_FROM <= 9 and TRAY_TALL_SHARE > 0
+
+
+def test_the_bar_prior_puts_two_dim_lone_checkers_back_on_their_points_not_on_the_bar() -> None:
+    # seed 352, frame 1413 (decision 0732): dark has 13 checkers read for sure, two lone dark red
+    # checkers on red points by the near rail are barely seen (P(1) 0.26 and 0.10) and the far bar
+    # strip has a little stray mass (P(1) 0.09, P(2) 0.08): as read, the check put both on the bar
+    p = np.full((N_STRIPS, COUNTS), 1e-6)
+    p[:, 0] = 1.0
+    p[5] = 1e-6
+    p[5, 13] = 1.0                     # 13 sure on point 6
+    p[11, :3] = 0.688, 0.258, 0.008    # point 12
+    p[1, :3] = 0.86, 0.103, 0.003      # point 2
+    far = STRIP_NAMES.index("bar-far")
+    p[far, :3] = 0.795, 0.093, 0.08
+    p /= p.sum(axis=1, keepdims=True)
+    as_read = check_total(p)
+    assert as_read.best[far] == 2 and as_read.best[11] == 0 and as_read.best[1] == 0
+    weighed = weigh_bar(p)
+    np.testing.assert_allclose(weighed.sum(axis=1), 1.0)
+    np.testing.assert_allclose(weighed[:24], p[:24])  # points and trays untouched
+    res = check_total(weighed)
+    assert res.best[far] == 0 and res.best[11] == 1 and res.best[1] == 1 and res.best.sum() == 15
+    # a checker the bar strip clearly shows stays there
+    q = p.copy()
+    q[far, :3] = 0.05, 0.9, 0.05
+    q[1, :3] = 0.99, 0.005, 0.005
+    q /= q.sum(axis=1, keepdims=True)
+    assert check_total(weigh_bar(q)).best[far] == 1
+    assert BAR_PRIOR[0] == 1.0 and np.all(BAR_PRIOR[1:3] < 1.0)
 
 
 def _hand_over(prof: CalibrationProfile, board_view, rect_cm: tuple[float, float, float, float], scale: float) -> np.ndarray:

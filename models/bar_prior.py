@@ -19,10 +19,13 @@ import numpy as np
 from rules.replay import ReplayVisitor, collect_files, replay_file
 from sim.layout import TableLayout
 
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT / ".." / "shared" / "data" / "matches"
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("matches", nargs="?", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "data" / "matches"))
+    ap.add_argument("matches", nargs="?", default=str(SHARED))
     ap.add_argument("--layouts", type=int, default=20000)
     args = ap.parse_args()
     real: Counter[int] = Counter()

@@ -295,7 +295,7 @@ checkers (a hand), and forcing the total would move errors elsewhere."""
 BAR_PRIOR = np.array([1.0, 0.84, 0.35] + [1.0] * (COUNTS - 3))
 """Weights of 0, 1, 2, ... checkers of a colour on a bar strip, applied before the 15-per-colour check
 (:func:`weigh_bar`): how often real games hold that many on the bar, against how often the simulator's
-layouts the strip network was trained on do (``python models/bar_prior.py``: 302 shared match
+layouts the strip network was trained on do (``python models/bar_prior.py``: 300 shared match
 transcripts, after every move, 0/1/2: 81.2% / 14.4% / 3.6%; the default layouts 74.5% / 15.8% / 9.4%),
 relative to 0. From 3 on the simulator's draws are too few to say: left as the network reads. Without
 it, a checker the network misses (a dark red one on a red point by the rail) was put on the bar by
@@ -304,7 +304,7 @@ _BAR_ROWS = [i for i, n in enumerate(STRIP_NAMES) if KIND_OF[n] == "bar"]
 
 
 def weigh_bar(p: npt.NDArray[np.float64], weights: npt.NDArray[np.float64] = BAR_PRIOR) -> npt.NDArray[np.float64]:
-    """One colour's ``28 x 16`` strip distributions with the bar strips' weighed by ``weights`` (per
+    """One colour's ``28 x 16`` strip distributions with the bar strips weighed by ``weights`` (per
     count) and normalised again; the other strips as they are."""
     out = np.array(p, dtype=np.float64, copy=True)
     out[_BAR_ROWS] *= weights

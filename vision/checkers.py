@@ -303,12 +303,19 @@ the check, where a little stray mass of the bar strip took it (seed 352; decisio
 _BAR_ROWS = [i for i, n in enumerate(STRIP_NAMES) if KIND_OF[n] == "bar"]
 
 
+def weigh_counts(d: npt.NDArray[np.float64], weights: npt.NDArray[np.float64] = BAR_PRIOR) -> npt.NDArray[np.float64]:
+    """Count distributions ``d`` (``16`` or ``N x 16``) weighed by ``weights`` (per count) and
+    normalised again."""
+    out: npt.NDArray[np.float64] = np.asarray(d, dtype=np.float64) * weights
+    out /= np.maximum(out.sum(axis=-1, keepdims=True), 1e-300)
+    return out
+
+
 def weigh_bar(p: npt.NDArray[np.float64], weights: npt.NDArray[np.float64] = BAR_PRIOR) -> npt.NDArray[np.float64]:
     """One colour's ``28 x 16`` strip distributions with the bar strips weighed by ``weights`` (per
-    count) and normalised again; the other strips as they are."""
+    count, :func:`weigh_counts`); the other strips as they are."""
     out = np.array(p, dtype=np.float64, copy=True)
-    out[_BAR_ROWS] *= weights
-    out[_BAR_ROWS] /= np.maximum(out[_BAR_ROWS].sum(axis=1, keepdims=True), 1e-300)
+    out[_BAR_ROWS] = weigh_counts(out[_BAR_ROWS], weights)
     return out
 
 

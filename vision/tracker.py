@@ -48,7 +48,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.checkers import check_total
+from vision.checkers import check_total, weigh_counts
 from vision.dice_validity import VALID_CLASSES
 from vision.errors import VisionError
 from vision.observation import (
@@ -160,6 +160,9 @@ class TrackerConfig:
     hand_frac: float = 0.03
     """Share of changed board pixels, touching a seat's edge, taken as a hand from that seat."""
     checkers_per_colour: int = 15
+    bar_prior: bool = True
+    """Weigh the bar by real games (:data:`vision.checkers.BAR_PRIOR`) in the 15-per-colour check of a
+    view with hands, as the board reader does in a view without (decision 0732)."""
 
 
 @dataclass(frozen=True)
@@ -743,6 +746,7 @@ class Tracker:
         counted once, a doubtful one in view is not moved under the hand, a missing one is held. The
         state shows the check's counts, the frame's distributions in view (checked) and uniform ones
         at the hidden places (the referee weighs nothing it did not see)."""
+        cfg = self.config
         point_p, bar_p, off_p = board.point_p.copy(), board.bar_p.copy(), board.off_p.copy()
         if not board.hidden or self._settled_map is None:
             return (point_p, bar_p, off_p), maps
@@ -754,10 +758,12 @@ class Tracker:
         for c in (0, 1):
             settled = list(self._settled_map[c]) + [self._settled_map[2][c], self._settled_map[3][c]]
             dists = np.vstack([point_p[:, c], bar_p[c][None], off_p[c][None], IN_HAND_PRIOR[None]])
+            if cfg.bar_prior and 24 not in hid:
+                dists[24] = weigh_counts(dists[24])  # real games hold fewer on the bar (decision 0732)
             for k in hid:
                 conf = HIDDEN_BAR_PRIOR if cells[k] == "bar" else HIDDEN_PRIOR
                 dists[k] = flat * (1.0 - conf) + np.eye(COUNTS)[settled[k]] * conf
-            check = check_total(dists, self.config.checkers_per_colour)
+            check = check_total(dists, cfg.checkers_per_colour)
             dists = dists[:-1]
             best = [int(v) for v in (check.best if check.applied else np.argmax(dists, axis=1))]
             marg = check.marginals if check.applied else dists

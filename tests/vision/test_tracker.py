@@ -563,6 +563,29 @@ def test_in_a_view_with_hands_missing_checkers_are_held_and_a_doubtful_one_in_vi
     assert s["points"][23]["light"] == 2 and "in_hand" not in s
 
 
+def test_in_a_view_with_hands_a_doubtful_bar_checker_weighs_less_than_a_doubtful_point_checker() -> None:
+    """Seed 352: under a hand, a little stray mass on the bar strip took the fifteenth light checker
+    from the 24-point in the 15-per-colour check. Real games hold a checker on the bar far less often
+    than the simulator's layouts (decision 0732): the tracker weighs the bar as the board reader does
+    in a view without hands; with the weighing off the bar takes the checker."""
+    from dataclasses import replace
+
+    light, dark = _mid_game()
+    doubt = TableObservation.from_counts(light, dark)
+    point_p, bar_p = doubt.point_p.copy(), doubt.bar_p.copy()
+    point_p[23, 0] = 0.0
+    point_p[23, 0, 1], point_p[23, 0, 2] = 0.55, 0.45  # the 24-point's two light checkers read 1 or 2
+    bar_p[0] = 0.0
+    bar_p[0, 0], bar_p[0, 1] = 0.52, 0.48  # and the bar 0 or 1, about even
+    doubt = _hidden(replace(doubt, point_p=point_p, bar_p=bar_p), "p6")
+    hands = [HandObservation("far", "board", True)]
+    for weigh, want in ((True, (2, 0)), (False, (1, 1))):
+        t = _settled_on(light, dark)
+        t.config = replace(t.config, bar_prior=weigh)
+        s = t.update(4, 0.4, dice=[], board=doubt, hands=hands, moving=False)[-1]
+        assert (s["points"][23]["light"], s["bar"]["light"]) == want, weigh
+
+
 def test_the_cube_is_followed_while_hands_are_over_the_table() -> None:
     """Seen in the demo: a double and its pass were made with a hand on the table the whole time,
     so the cube's move to the board was never reported and the pass looked like a reset."""

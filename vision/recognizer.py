@@ -161,7 +161,8 @@ class FrameRecognizer:
                 shifted = (roi[0] + LOOK_SHIFT_PX, roi[1] + LOOK_SHIFT_PX, roi[2], roi[3])
                 again = self.locator.locate(arr, roi=shifted, threshold=SURE_SCORE)
                 merged, scores = merge_looks(np.concatenate([found.boxes, again.boxes]).reshape(-1, 4),
-                                             np.concatenate([found.scores + 1.0, again.scores]), self.locator.max_dice)
+                                             np.concatenate([found.scores + 1.0, again.scores]), self.locator.max_dice,
+                                             [0] * len(found) + [1] * len(again))
                 found = LocatedDice(merged, np.where(scores > 1.0, scores - 1.0, scores))
         else:
             found = self.locator.locate(arr, scales=(1.0,))
@@ -197,7 +198,8 @@ class FrameRecognizer:
             scores.append(found.scores[near])
         if not boxes:
             return []
-        merged, _ = merge_looks(np.concatenate(boxes).reshape(-1, 4), np.concatenate(scores), self.locator.max_dice)
+        looks = np.concatenate([np.full(len(b), k) for k, b in enumerate(boxes)])
+        merged, _ = merge_looks(np.concatenate(boxes).reshape(-1, 4), np.concatenate(scores), self.locator.max_dice, looks)
         return [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in merged]
 
     def _near_board_extent(self) -> tuple[float, float]:

@@ -1233,6 +1233,8 @@ class Referee:
             # before such taps were held; the doubt it leaves is settled at the opponent's roll)
             arrival, self._held_own = self._held_own, None
             self._held_tap = self._held_hit = None
+            if not arrival.settled and s.settled and not s.hands:
+                return s
             return arrival
         if self._held_mid == self._held_tap or not self._entering(s, mover, by_play=True):
             # the hand has left the bar and gone: a tap (on a play unfinished, with all entered, or

@@ -877,6 +877,43 @@ def test_an_illegal_move_hidden_at_the_tap_is_alerted_on_the_clearer_view_and_st
     assert s.codes() == ["ILLEGAL_MOVE"]  # dark's play judged from the table's position: nothing more
 
 
+@pytest.mark.parametrize("played", ["illegal", "legal"])
+def test_a_checker_taken_for_one_in_the_tapping_hand_is_judged_on_the_board_the_hand_leaves(played):
+    """Seed 352 (session 32): dark's injected illegal 3-3, 24/23 13/4. As his hand came to the bar to
+    tap, his lone checker on the 23 point (red on a red point) was read as gone, counted in his hand;
+    the turn was judged on that view, where nothing can be called illegal (a checker in a hand), and
+    the likeliest legal result, 24/21 13/4, was recorded with a question. The view as the hand left,
+    a moment later and with nothing in a hand, showed the illegal play clearly: the turn is judged on
+    that view (RG19 4.2.3: the move is alerted at once, not at the opponent's roll). Near miss: the
+    legal play, with the same reading at the tap, is recorded with nothing raised."""
+    from rules.referee import TableState
+
+    s = opened(end_signal=EndSignal.BAR_TAP)
+    turn(s, "dark", (6, 4), "24/18 13/9")
+    light = s.player("light")
+    s.roll("light", 3, 1)
+    s.play("light", "13/10 6/4" if played == "illegal" else "13/10 6/5")  # the 1 played as a 2, or not
+    s.script.hand(light, "bar")
+    lone = 4 if played == "illegal" else 5  # the point the 1 (or the 2) went to: its checker unseen
+    s.table.boards[light][lone] -= 1
+    s.table.in_hand[light] += 1
+    rec = s.script.snap(0.2).record
+    for p in rec["points"]:
+        p["confidence"] = 0.99
+    s.alerts += s.ref.feed(TableState.from_json(rec))
+    s.table.boards[light][lone] += 1
+    s.table.in_hand[light] -= 1
+    s.script.no_hands()
+    s.snap(0.3)  # the hand has left the bar and gone: all fifteen in view
+    if played == "legal":
+        assert s.codes() == [] and entries(s)[-1] == "31: 13/10 6/5"
+        s.roll("dark", 5, 2)
+        assert s.codes() == []
+        return
+    assert s.codes() == ["ILLEGAL_MOVE"] and "seen_late" not in s.last("ILLEGAL_MOVE").details
+    assert "MOVE_UNCONFIRMED" not in s.all_codes()
+
+
 @pytest.mark.parametrize("quiet", ["checker unseen", "checker elsewhere"])
 def test_a_hit_checker_unseen_on_the_bar_does_not_leave_the_move_unconfirmed(quiet):
     """Seed 319 (three times): at the tap vision had a checker in the hand, so the move waited for a
@@ -2560,11 +2597,13 @@ def test_a_doubtful_last_bear_off_is_confirmed_by_the_quiet_board_after_the_game
     tap["in_hand"] = {"light": 1, "dark": 0}
     s.alerts += s.ref.feed(seen(tap, [0.0] * 14 + [0.6, 0.4], [1.0, 0.0]))
     s.script.no_hands()
+    s.script.hand(s.player("dark"), "board")  # the opponent reaches in as light's hand leaves
     off_p, point1_p = ([0.0] * 15 + [1.0], [1.0, 0.0]) if quiet == "all off" else ([0.0] * 14 + [0.99, 0.01], [0.01, 0.99])
-    # the hand has left the bar and gone: the tap, judged on the table as the hand came
+    # light's hand has left the bar and gone: the tap, judged on the table as the hand came
     s.alerts += s.ref.feed(seen(s.script.snap(0.3).record, off_p, point1_p))
     assert "GAME_RESULT" in s.all_codes()
     assert "MOVE_UNCONFIRMED" not in s.codes()  # held back for the first quiet view after it
+    s.script.no_hands()
     s.alerts += s.ref.feed(seen(s.script.snap(0.5).record, off_p, point1_p))
     assert s.codes() == ([] if quiet == "all off" else ["MOVE_UNCONFIRMED"])
 

@@ -154,6 +154,20 @@ def test_looks_at_two_scales_merge_into_one_box_per_die() -> None:
     assert len(kept) == 2
 
 
+def test_two_peaks_of_one_look_are_two_dice_however_close() -> None:
+    """Seed 355: a 6 and a 3 at rest corner to corner, found by the frame-size look as two peaks
+    (0.55 and 0.45), centres 17 px apart in boxes of 31, were merged as one die with the enlarged
+    look's boxes: the roll was never seen at rest and the monitor was asked for it. Peaks of one
+    heatmap stay two; a box of another look on either is that die again. Near miss: without the
+    looks given, every box is its own look and the close pair is merged as before."""
+    boxes = np.array([[400, 270, 429, 301], [399, 255, 424, 282], [398, 268, 428, 301], [401, 258, 420, 278]], dtype=float)
+    scores = np.array([0.555, 0.454, 0.247, 0.217])
+    kept, s = merge_looks(boxes, scores, max_dice=8, looks=[0, 0, 1, 1])
+    assert s.tolist() == [0.555, 0.454]
+    kept, s = merge_looks(boxes, scores, max_dice=8)
+    assert s.tolist() == [0.555]
+
+
 @needs_model
 def test_a_locator_without_a_scale_to_look_at_is_refused(locator: DiceLocator) -> None:
     with pytest.raises(ValueError, match="at least one scale"):

@@ -833,6 +833,17 @@ def test_a_doubtful_move_is_revised_on_a_clearer_view_at_the_opponents_roll(late
     assert s.codes() == []
 
 
+def _light_plays_31_and_taps(played: str):
+    """After dark's 6-4, light rolls 3-1 and plays it (``illegal``: the 1 as a 2, 13/10 6/4; else
+    13/10 6/5); his hand comes to the bar to tap (no state fed yet)."""
+    s = opened(end_signal=EndSignal.BAR_TAP)
+    turn(s, "dark", (6, 4), "24/18 13/9")
+    s.roll("light", 3, 1)
+    s.play("light", "13/10 6/4" if played == "illegal" else "13/10 6/5")  # the 1 played as a 2, or not
+    s.script.hand(s.player("light"), "bar")
+    return s
+
+
 @pytest.mark.parametrize("played", ["illegal", "legal"])
 def test_an_illegal_move_hidden_at_the_tap_is_alerted_on_the_clearer_view_and_stands(played):
     """Seed 352 (held out, session 30): dark's injected illegal 3-3 (24/23 13/4) was recorded as the
@@ -844,12 +855,7 @@ def test_an_illegal_move_hidden_at_the_tap_is_alerted_on_the_clearer_view_and_st
     play, unclear at the tap, is confirmed by the clearer view with nothing raised."""
     from rules.referee import TableState
 
-    s = opened(end_signal=EndSignal.BAR_TAP)
-    turn(s, "dark", (6, 4), "24/18 13/9")
-    light = s.player("light")
-    s.roll("light", 3, 1)
-    s.play("light", "13/10 6/4" if played == "illegal" else "13/10 6/5")  # the 1 played as a 2, or not
-    s.script.hand(light, "bar")
+    s = _light_plays_31_and_taps(played)
     rec = s.script.snap(0.2).record  # the tap: light's 4, 5 and 6 points unclear under the hand
     for p in rec["points"]:
         p["confidence"] = 0.99
@@ -888,12 +894,8 @@ def test_a_checker_taken_for_one_in_the_tapping_hand_is_judged_on_the_board_the_
     legal play, with the same reading at the tap, is recorded with nothing raised."""
     from rules.referee import TableState
 
-    s = opened(end_signal=EndSignal.BAR_TAP)
-    turn(s, "dark", (6, 4), "24/18 13/9")
+    s = _light_plays_31_and_taps(played)
     light = s.player("light")
-    s.roll("light", 3, 1)
-    s.play("light", "13/10 6/4" if played == "illegal" else "13/10 6/5")  # the 1 played as a 2, or not
-    s.script.hand(light, "bar")
     lone = 4 if played == "illegal" else 5  # the point the 1 (or the 2) went to: its checker unseen
     s.table.boards[light][lone] -= 1
     s.table.in_hand[light] += 1

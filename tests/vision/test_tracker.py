@@ -926,6 +926,19 @@ def test_dice_coming_to_their_two_seconds_are_read_several_times() -> None:
     assert len(after) <= (5.9 - 2.6) / cfg.refresh_s + 1, reads
 
 
+def _rolled_in(cfg: TrackerConfig, board: TableObservation, value: int) -> tuple[Tracker, list[dict[str, Any]]]:
+    """A tracker that has seen one die showing ``value`` roll in from the left to (420, 300) over
+    0.3 s (boxes 30 px), and its states."""
+    t = Tracker(cfg)
+    t.update(0, 0.0, dice=[], board=board, hands=[])
+    out: list[dict[str, Any]] = []
+    for k in range(1, 4):
+        out += t.update(k, k / 10, dice=[DieObservation(np.eye(6)[value - 1], (300.0 + 40 * k, 300.0),
+                                                         box_xyxy=(285.0 + 40 * k, 285.0, 315.0 + 40 * k, 315.0))],
+                        die_motion=[True], moving=True)
+    return t, out
+
+
 def test_a_resting_die_whose_box_jumps_without_motion_in_it_stays_at_rest() -> None:
     """Seed 314: the box of a still die alternated between two places 8.6 px apart (more than
     ``rest_move_px``); its 2 s at rest restarted twice and its verdict came 0.8 s late. With nothing
@@ -935,13 +948,7 @@ def test_a_resting_die_whose_box_jumps_without_motion_in_it_stays_at_rest() -> N
     board = TableObservation.from_counts([0] * 24, [0] * 24)
 
     def two_seconds_at(motion_in_box: bool) -> float:
-        t = Tracker(cfg)
-        t.update(0, 0.0, dice=[], board=board, hands=[])
-        out: list[dict[str, Any]] = []
-        for k in range(1, 4):  # the die rolls in
-            out += t.update(k, k / 10, dice=[DieObservation(np.eye(6)[3], (300.0 + 40 * k, 300.0),
-                                                             box_xyxy=(285.0 + 40 * k, 285.0, 315.0 + 40 * k, 315.0))],
-                            die_motion=[True], moving=True)
+        t, out = _rolled_in(cfg, board, 4)
         for k in range(4, 40):  # at rest from t = 0.3; at 1.0 s its box is placed 6 px right and 6 px up
             jump = 6.0 if k >= 10 else 0.0
             c = (420.0 + jump, 300.0 - jump)
@@ -963,13 +970,7 @@ def test_a_landed_die_whose_box_alternates_without_motion_in_it_comes_to_rest() 
     board = TableObservation.from_counts([0] * 24, [0] * 24)
 
     def states(motion_in_box: bool) -> list[dict[str, Any]]:
-        t = Tracker(cfg)
-        t.update(0, 0.0, dice=[], board=board, hands=[])
-        out: list[dict[str, Any]] = []
-        for k in range(1, 4):  # the die rolls in
-            out += t.update(k, k / 10, dice=[DieObservation(np.eye(6)[1], (300.0 + 40 * k, 300.0),
-                                                             box_xyxy=(285.0 + 40 * k, 285.0, 315.0 + 40 * k, 315.0))],
-                            die_motion=[True], moving=True)
+        t, out = _rolled_in(cfg, board, 2)
         for k in range(4, 40):  # landed: its box 2 px left and 4 px down every other frame, from the first
             c = (420.0 - 2 * ((k + 1) % 2), 300.0 + 4 * ((k + 1) % 2))
             out += t.update(k, k / 10, dice=[DieObservation(np.eye(6)[1], c, box_xyxy=(c[0] - 12, c[1] - 13, c[0] + 12, c[1] + 13))],

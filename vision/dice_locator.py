@@ -203,8 +203,7 @@ class DiceLocator:
                 break
         boxes, scores = np.concatenate(all_boxes), np.concatenate(all_scores)
         if len(looks) > 1 and len(boxes):
-            look = np.concatenate([np.full(len(b), k) for k, b in enumerate(all_boxes)])
-            boxes, scores = merge_looks(boxes, scores, self.max_dice, look)
+            boxes, scores = merge_looks(boxes, scores, self.max_dice, look_labels(all_boxes))
         h, w = image.shape[:2]
         if len(boxes):
             boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
@@ -213,6 +212,12 @@ class DiceLocator:
             boxes, scores = boxes[keep], scores[keep]
             boxes = boxes + np.array([ox, oy, ox, oy], dtype=np.float64)
         return LocatedDice(boxes, scores)
+
+
+def look_labels(looks: Sequence[npt.ArrayLike]) -> npt.NDArray[np.int64]:
+    """For boxes concatenated from ``looks`` (one array of boxes per look), the look of each box: the
+    ``looks`` argument of :func:`merge_looks`."""
+    return np.concatenate([np.full(len(np.asarray(b)), k, dtype=np.int64) for k, b in enumerate(looks)])
 
 
 def merge_looks(boxes: F64, scores: F64, max_dice: int, looks: npt.ArrayLike | None = None) -> tuple[F64, F64]:
@@ -236,5 +241,5 @@ def merge_looks(boxes: F64, scores: F64, max_dice: int, looks: npt.ArrayLike | N
     return boxes[kept].reshape(-1, 4), scores[kept]
 
 
-__all__ = ["DiceLocator", "LocatedDice", "prepare", "normalise", "encode_targets", "decode", "input_size", "merge_looks",
+__all__ = ["DiceLocator", "LocatedDice", "prepare", "normalise", "encode_targets", "decode", "input_size", "merge_looks", "look_labels",
            "INPUT_SCALE", "STRIDE", "DEFAULT_MODEL", "SETTLED_SCALES"]

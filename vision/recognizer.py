@@ -34,7 +34,7 @@ from calibration.profile import CalibrationProfile
 from vision.board_reader import BoardReader, BoardReading
 from vision.cube import CUBE_SURE, CubeWindows, centred_on
 from vision.dice import SETTLED_ZOOMS, DieReader, DieReaders, up_directions
-from vision.dice_locator import SETTLED_SCALES, SURE_SCORE, DiceLocator, LocatedDice, merge_looks
+from vision.dice_locator import SETTLED_SCALES, SURE_SCORE, DiceLocator, LocatedDice, look_labels, merge_looks
 from vision.dice_validity import (
     DEFAULT_DIE_CM,
     VALID_CLASSES,
@@ -162,7 +162,7 @@ class FrameRecognizer:
                 again = self.locator.locate(arr, roi=shifted, threshold=SURE_SCORE)
                 merged, scores = merge_looks(np.concatenate([found.boxes, again.boxes]).reshape(-1, 4),
                                              np.concatenate([found.scores + 1.0, again.scores]), self.locator.max_dice,
-                                             [0] * len(found) + [1] * len(again))
+                                             look_labels([found.boxes, again.boxes]))
                 found = LocatedDice(merged, np.where(scores > 1.0, scores - 1.0, scores))
         else:
             found = self.locator.locate(arr, scales=(1.0,))
@@ -198,8 +198,8 @@ class FrameRecognizer:
             scores.append(found.scores[near])
         if not boxes:
             return []
-        looks = np.concatenate([np.full(len(b), k) for k, b in enumerate(boxes)])
-        merged, _ = merge_looks(np.concatenate(boxes).reshape(-1, 4), np.concatenate(scores), self.locator.max_dice, looks)
+        merged, _ = merge_looks(np.concatenate(boxes).reshape(-1, 4), np.concatenate(scores), self.locator.max_dice,
+                                look_labels(boxes))
         return [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in merged]
 
     def _near_board_extent(self) -> tuple[float, float]:

@@ -554,18 +554,15 @@ class Tracker:
             at_rest = not tr.moving and t - tr.last_move >= cfg.still_s
             if at_rest:
                 moved = dist > (cfg.move_hand_px if hands else cfg.rest_move_px)
-                if moved and die_motion is not None and not die_motion[j] and d.box_xyxy is not None:
-                    x0, y0, x1, y1 = d.box_xyxy
-                    moved = dist > cfg.rest_jitter_frac * max(x1 - x0, y1 - y0)
             else:
                 moved = dist > cfg.move_px or bool(die_motion is not None and die_motion[j])
-                if moved and die_motion is not None and not die_motion[j] and d.box_xyxy is not None:
-                    # nothing changing in its box: the locator placed the box elsewhere on a still die
-                    # (seed 350: a 2 just landed, found only by the second look, whose window follows
-                    # the box; the box alternated between two places 4.5 px apart every frame and the
-                    # die never came to rest: its roll was asked for)
-                    x0, y0, x1, y1 = d.box_xyxy
-                    moved = dist > cfg.rest_jitter_frac * max(x1 - x0, y1 - y0)
+            if moved and die_motion is not None and not die_motion[j] and d.box_xyxy is not None:
+                # nothing changing in its box: the locator placed the box elsewhere on a still die (seed
+                # 314, at rest; seed 350: a 2 just landed, found only by the second look, whose window
+                # follows the box; the box alternated between two places 4.5 px apart every frame and
+                # the die never came to rest: its roll was asked for)
+                x0, y0, x1, y1 = d.box_xyxy
+                moved = dist > cfg.rest_jitter_frac * max(x1 - x0, y1 - y0)
             if at_rest and moved and hands:
                 # a die at rest that a hand moves is picked up (or pushed): in the hand, not thrown;
                 # what is found later is judged afresh (seed 354: light's die, followed into dark's
@@ -761,13 +758,14 @@ class Tracker:
         hidden = {"bar" if h.startswith("bar") else "off" if h.startswith("off") else h for h in board.hidden}
         cells = [f"p{i + 1}" for i in range(24)] + ["bar", "off"]
         hid = [k for k, n in enumerate(cells) if n in hidden]
+        bar_row = cells.index("bar")
         flat = np.full(COUNTS, 1.0 / COUNTS)
         counts: list[list[int]] = []
         for c in (0, 1):
             settled = list(self._settled_map[c]) + [self._settled_map[2][c], self._settled_map[3][c]]
             dists = np.vstack([point_p[:, c], bar_p[c][None], off_p[c][None], IN_HAND_PRIOR[None]])
-            if cfg.bar_prior and 24 not in hid:
-                dists[24] = weigh_counts(dists[24])  # real games hold fewer on the bar (decision 0732)
+            if cfg.bar_prior and bar_row not in hid:
+                dists[bar_row] = weigh_counts(dists[bar_row])  # real games hold fewer on the bar (decision 0732)
             for k in hid:
                 conf = HIDDEN_BAR_PRIOR if cells[k] == "bar" else HIDDEN_PRIOR
                 dists[k] = flat * (1.0 - conf) + np.eye(COUNTS)[settled[k]] * conf

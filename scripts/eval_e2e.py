@@ -254,6 +254,39 @@ def compare(truth: dict[str, Any], seen: dict[str, Any], fps: float, window_s: f
             "false_at": where_false, "turns_wrong_at": wrong}
 
 
+def report(results: list[dict[str, Any]]) -> None:
+    """Print the figures of issue 7 over ``results`` (one dict per match, as ``summary.json`` holds them)."""
+    turns = sum(r["turns"] for r in results)
+    right = sum(r["turns_right"] for r in results)
+    inj = sum(r["injected"] for r in results)
+    alerted = sum(r["injected_alerted"] for r in results)
+    bad = sum(r["turns_with_false_alert"] for r in results)
+    lat = [x for r in results for x in r["latencies_s"]]
+    rtf = [r["realtime_factor"] for r in results if r["realtime_factor"]]
+    print("")
+    for r in results:
+        print(f"{Path(r['folder']).name}: {r['style']}, {r['elevation']:g} deg, {r['video_s']:g} s of video: turns right "
+              f"{r['turns_right']}/{r['turns']}, injections {r['injected_alerted']}/{r['injected']}, turns with a false "
+              f"alert {r['turns_with_false_alert']}, real-time factor {r['realtime_factor']}")
+    print(f"matches {len(results)}, turns {turns} (target >= 5 matches, >= 500 turns)")
+    print(f"turns right: {right}/{turns} = {right / max(turns, 1):.1%} (target >= 99.5%)")
+    print(f"injected irregularities alerted: {alerted}/{inj} (target: all)")
+    print(f"turns without a false alert: {turns - bad}/{turns} = {(turns - bad) / max(turns, 1):.1%} (target >= 99%)")
+    if lat:
+        print(f"alert latency (video time, matched alerts): median {np.median(lat) * 1e3:.0f} ms, max {max(lat) * 1e3:.0f} ms; "
+              f"plus per-frame processing p95 {max(r['per_frame_p95_ms'] for r in results):.0f} ms (target <= 200 ms)")
+    else:
+        print("alert latency: no matched alert to measure (target <= 200 ms)")
+    for what, key in (("illegal moves alerted after the end of the turn", "illegal_move_latencies_s"),
+                      ("dice verdicts after the dice completed 2 s at rest", "verdict_latencies_s")):
+        xs = [x for r in results for x in r.get(key, [])]
+        if xs:
+            print(f"  {what}: median {np.median(xs) * 1e3:.0f} ms, 95th percentile {np.percentile(xs, 95) * 1e3:.0f} ms, "
+                  f"max {max(xs) * 1e3:.0f} ms (n={len(xs)}; video time, frames every {1e3 / results[0]['fps']:.0f} ms)")
+    rates = ", ".join(sorted({f"{r['fps']:g}" for r in results}))
+    print(f"real-time factor: {min(rtf) if rtf else float('nan'):.2f} (worst match, at {rates} fps; target >= 1 at 30 fps)")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--matches", type=int, default=5)
@@ -269,7 +302,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--folders", nargs="*", type=Path, default=[],
                     help="evaluate these rendered folders (server.simtable layout, e.g. the demo's cache) instead")
+    ap.add_argument("--summaries", nargs="*", type=Path, default=[],
+                    help="only print the figures over these runs' summary.json files (runs made separately)")
     a = ap.parse_args(argv)
+    if a.summaries:
+        report([r for f in a.summaries for r in json.loads(f.read_text())])
+        return 0
     styles = [s for s in a.styles.split(",") if s]
     elevations = [float(e) for e in a.elevations.split(",") if e]
     inject = tuple(x for x in a.inject.split(",") if x)
@@ -319,31 +357,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(res), flush=True)
     if not results:
         return 0
-    turns = sum(r["turns"] for r in results)
-    right = sum(r["turns_right"] for r in results)
-    inj = sum(r["injected"] for r in results)
-    alerted = sum(r["injected_alerted"] for r in results)
-    bad = sum(r["turns_with_false_alert"] for r in results)
-    lat = [x for r in results for x in r["latencies_s"]]
-    rtf = [r["realtime_factor"] for r in results if r["realtime_factor"]]
-    print("")
-    print(f"matches {len(results)}, turns {turns} (target >= 5 matches, >= 500 turns)")
-    print(f"turns right: {right}/{turns} = {right / max(turns, 1):.1%} (target >= 99.5%)")
-    print(f"injected irregularities alerted: {alerted}/{inj} (target: all)")
-    print(f"turns without a false alert: {turns - bad}/{turns} = {(turns - bad) / max(turns, 1):.1%} (target >= 99%)")
-    if lat:
-        print(f"alert latency (video time, matched alerts): median {np.median(lat) * 1e3:.0f} ms, max {max(lat) * 1e3:.0f} ms; "
-              f"plus per-frame processing p95 {max(r['per_frame_p95_ms'] for r in results):.0f} ms (target <= 200 ms)")
-    else:
-        print("alert latency: no matched alert to measure (target <= 200 ms)")
-    for what, key in (("illegal moves alerted after the end of the turn", "illegal_move_latencies_s"),
-                      ("dice verdicts after the dice completed 2 s at rest", "verdict_latencies_s")):
-        xs = [x for r in results for x in r.get(key, [])]
-        if xs:
-            print(f"  {what}: median {np.median(xs) * 1e3:.0f} ms, 95th percentile {np.percentile(xs, 95) * 1e3:.0f} ms, "
-                  f"max {max(xs) * 1e3:.0f} ms (n={len(xs)}; video time, frames every {1e3 / results[0]['fps']:.0f} ms)")
-    rates = ", ".join(sorted({f"{r['fps']:g}" for r in results}))
-    print(f"real-time factor: {min(rtf) if rtf else float('nan'):.2f} (worst match, at {rates} fps; target >= 1 at 30 fps)")
+    report(results)
     (a.out / "summary.json").write_text(json.dumps(results, indent=1))
     return 0
 

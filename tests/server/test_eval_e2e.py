@@ -81,3 +81,24 @@ def test_a_match_whose_plays_cannot_be_made_illegal_is_rendered_without_that_inj
     assert "seed 310" in capsys.readouterr().err
     # near miss: another seed keeps all three
     assert eval_e2e.match_script(309, inject, "walnut-wood", 62.0, 300.0).inject == inject
+
+
+def test_runs_made_separately_are_summed_from_their_summaries(tmp_path, capsys):
+    """Matches rendered and run one per process (two at a time on two cores) each write their own
+    summary.json; ``--summaries`` gives the figures over all of them without running anything."""
+    def run(name: str, turns: int, right: int, inj: int, alerted: int, bad: int, rtf: float) -> dict:
+        return {"folder": f"/x/{name}", "style": "walnut-wood", "elevation": 55.0, "video_s": 100.0, "fps": 10.0,
+                "turns": turns, "turns_right": right, "injected": inj, "injected_alerted": alerted,
+                "turns_with_false_alert": bad, "latencies_s": [0.1], "realtime_factor": rtf, "per_frame_p95_ms": 120.0,
+                "illegal_move_latencies_s": [0.1, 0.2], "verdict_latencies_s": []}
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(eval_e2e.json.dumps([run("m0", 100, 99, 3, 3, 1, 2.1)]))
+    b.write_text(eval_e2e.json.dumps([run("m1", 300, 300, 3, 2, 0, 1.7), run("m2", 110, 110, 2, 2, 2, 1.9)]))
+    assert eval_e2e.main(["--summaries", str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert "matches 3, turns 510" in out
+    assert "turns right: 509/510 = 99.8%" in out
+    assert "injected irregularities alerted: 7/8" in out
+    assert "turns without a false alert: 507/510 = 99.4%" in out
+    assert "real-time factor: 1.70 (worst match" in out
+    assert "m1: walnut-wood, 55 deg, 100 s of video: turns right 300/300, injections 2/3" in out

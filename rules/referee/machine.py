@@ -344,6 +344,8 @@ class Referee:
         self._partials: tuple[tuple[Position, tuple[int, int]], set[Position], set[Position], set[Position]] | None = None
         """The last walk through a roll's legal plays (its arguments, then the partial, the complete and
         the unfinished positions of :meth:`_partial_results` and :meth:`_unfinished`)."""
+        self._hits: tuple[tuple[Position, frozenset[tuple[int, int]]], bool] | None = None
+        """Whether the roll being played can hit at all (:meth:`_hit_possible`), cached for the turn."""
         self._bar_clear: tuple[int | None, tuple[list[int], list[int]]] = (None, ([], []))
         """The roll (its frame) and, per colour, the bar counts read clearly while it is played (:meth:`_note_bar`)."""
         self._bar_seen: deque[tuple[float, tuple[int, int], frozenset[Seat]]] = deque()
@@ -1409,7 +1411,7 @@ class Referee:
         hit checker on the bar in four states, then read gone under the hand coming to tap and counted
         in a hand: the tap was taken for the hit being put down, and dark's roll after it for a roll
         before the turn had ended). A tap that this delays is found at the opponent's throw."""
-        if self.phase is not Phase.MOVING or self.dice is None:
+        if self.phase is not Phase.MOVING or self.dice is None or not self._hit_possible(mover):
             return False
         if self._placed_in_dwell(s, prev, mover) is not None:
             return True
@@ -1424,6 +1426,25 @@ class Referee:
             if seen >= max(on_points_before - on_points_now, 1):
                 return False
         return in_hand or on_points_before - on_points_now > prev.bar[oc] - before.bar[oc]
+
+    def _hit_possible(self, mover: int) -> bool:
+        """Whether some legal play of the roll being played hits: of the roll read or of any other the
+        die reader gave weight to (:data:`_ROLL_FLOOR`). A hand cannot come to the bar with a checker
+        hit in a turn none of whose plays hits anything (seed 352: light's 4-1 from the bar, 25/24
+        with the 4 blocked; dark's lone checker by the near rail read gone from its point and, by the
+        15-checker count, on his bar: light's hand at the bar was taken for putting it there, and the
+        tap that ended the turn was lost). A hit made by an illegal play is then judged at the tap, an
+        illegal move either way."""
+        assert self.dice is not None
+        before = self.roll_pos or self.position
+        rolls = frozenset({(max(self.dice), min(self.dice)), *(r for r, p in self.roll_p.items() if p >= _ROLL_FLOOR)})
+        if self._hits is not None and self._hits[0] == (before, rolls):
+            return self._hits[1]
+        oc = 1 - self._colour_index(mover)
+        was = self.map.to_physical(before).bar[oc]
+        hits = any(self.map.to_physical(p).bar[oc] > was for r in rolls for p in self._legal_results(before, r))
+        self._hits = ((before, rolls), hits)
+        return hits
 
     def _placed_in_dwell(self, s: TableState, prev: TableState, mover: int) -> int | None:
         """The opponent's bar count as the mover's hand reached the bar (:data:`TAP_DWELL_S` before it

@@ -2685,3 +2685,49 @@ def test_a_hand_at_the_bar_before_anything_is_played_is_no_tap_until_it_leaves(t
         s.script.no_hands()
         s.snap(0.3)
         assert s.codes() == ["ILLEGAL_MOVE"]
+
+
+@pytest.mark.parametrize("gone_at_the_tap", [False, True])
+def test_a_blot_read_gone_to_the_bar_is_no_hit_being_put_down_when_no_play_can_hit(gone_at_the_tap):
+    """Seed 352 (session 33): light's 4-1 from the bar, bar/24 with the 4 blocked, nothing to hit. As
+    his hand came over the board to the bar to tap, dark's lone checker by the rail was read, just
+    more likely than not, gone from its point and so, by the 15-checker count, on dark's bar, and
+    still so when the hand had left: the hand was taken for putting a checker it hit on the bar (the
+    bar read more of dark's checkers just before the hand was reported there than as it reached it),
+    and the tap that ended the turn was lost. No legal play of the roll hits anything: the hand at the
+    bar is the tap. ``gone_at_the_tap``: the blot so read (else clearly on its point, the near miss)."""
+    from rules.referee import TableState
+
+    s = Scenario(end_signal=EndSignal.BAR_TAP)
+    # light: one on the bar, 14 on his 6 point; dark holds his own 4, 5 and 23 points (light's 21,
+    # 20 and 2: the 4 is blocked for every light checker), a blot on his 12
+    s.start_from([0, 0, 0, 0, 0, 0, 14] + [0] * 18 + [1],
+                 [0, 0, 0, 0, 2, 2, 5, 0, 3, 0, 0, 0, 1] + [0] * 10 + [2, 0, 0])
+    s.snap()
+    s.roll("light", 4, 1)
+    light = s.player("light")
+    before = len(s.all_codes())
+    s.play("light", "bar/24")
+
+    def seen(gone: bool, bar_unknown: bool = False) -> None:
+        rec = s.script.snap(0.2).record
+        for p in rec["points"]:
+            p["confidence"] = 0.99
+            if gone and p.get("dark") == 1:
+                p.update(dark=0, dark_p=[0.52, 0.48] + [0.0] * 14)
+                del p["confidence"]
+        bar_p = [1 / 16] * 16 if bar_unknown else [0.49, 0.51] if gone else [0.99, 0.01]
+        rec["bar"] = {"light": 0, "dark": int(gone), "dark_p": bar_p}
+        s.alerts += s.ref.feed(TableState.from_json(rec))
+
+    s.script.hand(light, "board")
+    seen(False)
+    seen(False)
+    seen(gone_at_the_tap)
+    s.script.hand(light, "bar")
+    seen(gone_at_the_tap, bar_unknown=True)
+    s.script.no_hands()
+    seen(gone_at_the_tap)  # the hand has left
+    seen(gone_at_the_tap)
+    assert s.all_codes()[before:].count("END_OF_TURN") == 1
+    assert entries(s)[-1] == "41: bar/24"

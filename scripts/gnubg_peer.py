@@ -155,6 +155,10 @@ def run_worker(gnubg: str, mode: str, lines: list[str], jobs: int = 1, nice: int
     """Run scripts/gnubg_worker.py in ``jobs`` gnubg processes over ``lines``; answers in order."""
     jobs = max(1, min(jobs, len(lines)))
     chunks = [lines[i::jobs] for i in range(jobs)]
+    # gnubg makes its settings folder at start and exits ("~/.gnubg: File exists") when another
+    # process made it first: on a machine where gnubg never ran, parallel workers race (session 34's
+    # fresh machine, 4 workers: one answered nothing). Made here first, there is no race.
+    Path(os.path.expanduser("~/.gnubg")).mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="gw-gnubg-") as tmp:
         procs = []
         for j, chunk in enumerate(chunks):

@@ -56,3 +56,14 @@ def test_literal_application_of_gnubg_notation_detects_a_wrong_play():
     my, opp = Position.start().mover_view()
     with pytest.raises(ValueError, match="no checker"):
         peer.apply_literal(my, opp, "23/20")
+
+
+def test_parallel_workers_all_answer_where_gnubg_never_ran(tmp_path, monkeypatch):
+    """Session 34, a fresh machine: four gnubg workers started together each made ~/.gnubg, and the
+    one that found it made by another exited ("File exists") having answered nothing. With a home
+    where gnubg never ran, every worker answers."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    cases = peer.random_cases(8, seed=7)
+    lines = [f"{peer.position_id(c.position)} {c.dice[0]} {c.dice[1]}" for c in cases]
+    answers = peer.run_worker(GNUBG, "hints", lines, jobs=4, nice=0)
+    assert len(answers) == 8 and (tmp_path / ".gnubg").is_dir()

@@ -38,9 +38,13 @@ from vision.dice_locator import SETTLED_SCALES, SURE_SCORE, DiceLocator, Located
 from vision.dice_validity import (
     DEFAULT_DIE_CM,
     VALID_CLASSES,
+    CameraCache,
     DieValidity,
     DieValidityClassifier,
     die_board_xy,
+    die_board_xy_from_top,
+    doubt_hidden,
+    hidden_fraction,
     with_readers_doubt,
 )
 from vision.die_box import DieBoxRefiner
@@ -127,6 +131,7 @@ class FrameRecognizer:
         self.locator = locator or DiceLocator(threads=threads)
         self.refiner = refiner or DieBoxRefiner(threads=threads)
         self._roi: tuple[int, int, int, int] | None = None
+        self._with_camera = CameraCache()
 
     def _check(self, image: U8) -> U8:
         return colour_frame(image, self.profile.image_size)
@@ -250,10 +255,15 @@ class FrameRecognizer:
                     for b, v in zip(boxes, verdicts, strict=True)]
         # a weakly valid die the readers cannot read is judged invalid (decision 0725)
         verdicts = [with_readers_doubt(v, values.probabilities[i]) for i, v in enumerate(verdicts)]
+        # a die the rails or the bar partly hide is read with doubt (decision 0736); after the readers'
+        # doubt above, which is about dice in full view that show no one face
+        camera = self._with_camera(self.profile)
+        probs = [doubt_hidden(values.probabilities[i], hidden_fraction(camera, die_board_xy_from_top(camera, b)))
+                 for i, b in enumerate(boxes)]
         out = []
         for i, (b, v) in enumerate(zip(boxes, verdicts, strict=True)):
             valid_p = v.valid_p if v.reason in VALID_CLASSES else min(v.valid_p, 0.49)
-            out.append(DieObservation(values.probabilities[i].astype(np.float64),
+            out.append(DieObservation(probs[i],
                                       ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), (b[0], b[1], b[2], b[3]), v.half, "at_rest",
                                       valid_p, v.reason))
         return out, verdicts

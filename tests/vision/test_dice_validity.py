@@ -18,6 +18,7 @@ from calibration.profile import CalibrationProfile, solve_pose
 from vision.dice_validity import (
     DOUBT_VALID_P,
     DOUBT_VALUE_P,
+    HIDDEN_FACE,
     FEATURE_NAMES,
     N_FEATURES,
     POSE_CLASSES,
@@ -32,9 +33,12 @@ from vision.dice_validity import (
     context_crop,
     decide,
     die_board_xy,
+    die_board_xy_from_top,
     die_features,
     die_size_cm,
+    doubt_hidden,
     flat_die_boxes,
+    hidden_fraction,
     rectified_crop,
     top_face_crop,
     with_readers_doubt,
@@ -409,3 +413,48 @@ def test_the_threshold_is_calibrated_on_the_recognizers_own_verdicts() -> None:
     assert false == 1.0 and (np.isnan(caught) or caught == 1.0)
     t = float(np.sort(valid_p[valid])[1]) if valid.sum() >= 2 else 0.0  # the second-lowest valid die's P(valid)
     assert rates(valid_p, valid, t)[1] == pytest.approx(1 / valid.sum())
+
+
+def test_a_die_the_near_rail_partly_hides_is_read_with_doubt() -> None:
+    """Decision 0736, seed 358 (held out, walnut-wood, 48 degrees), frame 1776: dark's 6-3, the 6
+    against the near rail with one row of three pips showing above it. The readers read it 3 with
+    certainty; a 3-3 made the play (15/12*/6) an illegal move. The rail hides about 0.3 of its top
+    face (placed from its box's top edge: the box covers only what shows), so its reading is mixed
+    with the uniform and a 6 is left likely enough for the referee to weigh the play. Near misses:
+    the other die, in full view, is read as before; placed from its box's centre, the die would seem
+    in full view."""
+    from vision.dice_validity import CameraCache
+
+    rec, image, profile, boxes, i, j = _two_dice_located("six-behind-the-rail-seed358", (330.5, 532.0), (478.5, 389.5))
+    camera = CameraCache()(profile)
+    hidden = hidden_fraction(camera, die_board_xy_from_top(camera, boxes[i]))
+    assert hidden >= HIDDEN_FACE
+    assert hidden_fraction(camera, die_board_xy_from_top(camera, boxes[j])) == 0.0
+    assert hidden_fraction(camera, die_board_xy(profile, boxes[i])) < HIDDEN_FACE  # the box's centre: too far up
+    from vision.dice import SETTLED_ZOOMS, up_directions
+
+    refined = rec.refiner.refine(image, boxes, up_directions(profile, boxes))
+    alone = rec.die_reader.read(image, refined, ups=up_directions(profile, refined), zooms=SETTLED_ZOOMS,
+                                profile=profile).probabilities[i]
+    assert float(alone[5]) < 0.01  # the readers alone (as the recognizer calls them): no 6
+    observed, _ = rec.read_dice(image, boxes)
+    assert float(observed[i].value_p[5]) >= 0.05 and float(observed[i].value_p[2]) < 0.7
+    assert int(np.argmax(observed[j].value_p)) + 1 == 3 and float(observed[j].value_p[2]) > 0.9
+
+
+def test_hidden_fraction_grows_towards_the_near_rail_and_is_nil_mid_board() -> None:
+    """The rails and the bar hide the top face of a die close in front of them (seen from the camera);
+    mid-board nothing does, and a profile without a camera says nothing is hidden."""
+    from server.pipeline import profile_from_sim_camera
+
+    data = Path(__file__).parents[1] / "data" / "vision"
+    profile = assumed_camera(profile_from_sim_camera(json.loads((data / "six-behind-the-rail-seed358.camera.json").read_text())))
+    q = profile.dims.play_depth / 2
+    shares = [hidden_fraction(profile, (-11.0, -q + d)) for d in (0.9, 1.2, 1.5, 8.0)]
+    assert shares[0] > shares[1] > 0.0 and shares[2] == shares[3] == 0.0
+    assert hidden_fraction(profile, (-11.0, 0.0)) == 0.0
+    assert hidden_fraction(profile, (-11.0, q - 0.9)) == 0.0  # the far rail is behind it
+    assert hidden_fraction(replace(profile, pose=None), (-11.0, -q + 0.9)) == 0.0
+    q6 = doubt_hidden([0, 0, 1, 0, 0, 0], HIDDEN_FACE)
+    assert abs(float(q6.sum()) - 1.0) < 1e-9 and float(q6[5]) > 0.05
+    assert float(doubt_hidden([0, 0, 1, 0, 0, 0], HIDDEN_FACE - 0.01)[5]) == 0.0

@@ -2731,3 +2731,26 @@ def test_a_blot_read_gone_to_the_bar_is_no_hit_being_put_down_when_no_play_can_h
     seen(gone_at_the_tap)
     assert s.all_codes()[before:].count("END_OF_TURN") == 1
     assert entries(s)[-1] == "41: bar/24"
+
+
+def test_a_die_read_with_doubt_behind_the_rail_is_settled_by_the_play():
+    """Decision 0736, seed 358: dark's 6-3 with the 6 behind the near rail, read 3 with certainty; the
+    play, 24/18 13/10, was accused as an illegal 3-3. Read with doubt (the recognizer's mix for a
+    partly hidden die, fused over the looks as the tracker fuses them), the play settles it: 6-3 is
+    recorded and nobody is accused. Near miss: read with certainty, the same play is an illegal 3-3."""
+    import numpy as np
+
+    from vision.dice_validity import doubt_hidden
+    from vision.tracker import TrackerConfig
+
+    look = doubt_hidden([1e-6, 1e-6, 1.0, 1e-6, 1e-6, 1e-6], 0.29)
+    fused = look ** TrackerConfig().value_looks
+    fused = [float(v) for v in fused / fused.sum()]
+    assert int(np.argmax(fused)) + 1 == 3  # still read 3
+    for first_p, accused in ((fused, False), ([0, 0, 1, 0, 0, 0], True)):
+        s = opened()
+        unclear_roll(s, (3, 3), value_p=(first_p, None))
+        s.play("dark", "24/18 13/10")
+        s.end_turn("dark")
+        assert ("ILLEGAL_MOVE" in s.codes()) is accused
+        assert entries(s)[-1] == ("33: 24/18 13/10" if accused else "63: 24/18 13/10")

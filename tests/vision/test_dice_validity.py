@@ -18,8 +18,8 @@ from calibration.profile import CalibrationProfile, solve_pose
 from vision.dice_validity import (
     DOUBT_VALID_P,
     DOUBT_VALUE_P,
-    HIDDEN_FACE,
     FEATURE_NAMES,
+    HIDDEN_FACE,
     N_FEATURES,
     POSE_CLASSES,
     RECT_SHIFT,

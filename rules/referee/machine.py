@@ -1029,7 +1029,11 @@ class Referee:
                 d.state is DieState.ROLLING and d.half is other_right for d in prev.dice)
             # or first seen at rest there (both lost in flight)
             thrown = thrown or _appeared_at_rest_in(s, prev, other_right) or _jumped_to_rest_in(s, prev, other_right)
-            if self._fast_actions(s, prev, new_roll or thrown, rolling):
+            # one die of the mover's roll stirring under his own hand is no throw of the opponent's
+            # (session 34, seed 358: light bearing off by his dice, one of them reported rolling with
+            # only his hand in view, was taken for dark's premature roll and light's play judged then)
+            stirred = new_roll and not thrown and self._stirred(s, prev, 1 - mover)
+            if self._fast_actions(s, prev, (new_roll and not stirred) or thrown, rolling):
                 return
             if new_roll and prev is not None and self._lifted(prev) >= 2 and {d.half for _, d in rolling} == {self._right_half(mover)}:
                 self._taken_up = True  # both dice taken up and thrown in his half: judged once they rest
@@ -1147,12 +1151,13 @@ class Referee:
         return bool(halves) and self._right_half(player) not in halves and not self.profile.left_side_permission
 
     def _stirred(self, s: TableState, prev: TableState | None, mover: int) -> bool:
-        """Before the mover's roll, one die of the last roll reported rolling while the other lies at
-        rest as before, neither lifted, and no hand of the mover's in view: the last roll's die
-        stirred (a hand next to it, a box that shifted), not his throw; both dice are thrown together
-        (session 12, seed 322: dark's hand tapping by the dice made one of them flicker to rolling,
-        light's roll attempt started then, and his grab of the dice a moment later was called a
-        lift before rest)."""
+        """One die of the last roll reported rolling while the other lies at rest as before, neither
+        lifted, and no hand of ``mover``'s (the player who would be throwing) in view: the die stirred
+        (a hand next to it, a box that shifted), not his throw; both dice are thrown together. Before
+        the mover's roll (session 12, seed 322: dark's hand tapping by the dice made one of them
+        flicker to rolling, light's roll attempt started then, and his grab of the dice a moment
+        later was called a lift before rest), and during the mover's play for the opponent's throw
+        (session 34, seed 358)."""
         if prev is None or self.setup.dice_mode is not DiceMode.TWO or len(s.dice) != 2 or len(prev.dice) != 2:
             return False
         if any(h.side is self._seat(mover) for h in (*s.hands, *prev.hands)):

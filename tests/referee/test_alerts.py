@@ -2754,3 +2754,32 @@ def test_a_die_read_with_doubt_behind_the_rail_is_settled_by_the_play():
         s.end_turn("dark")
         assert ("ILLEGAL_MOVE" in s.codes()) is accused
         assert entries(s)[-1] == ("33: 24/18 13/10" if accused else "63: 24/18 13/10")
+
+
+@pytest.mark.parametrize("opponents_hand", [False, True])
+def test_a_die_stirring_under_the_movers_hand_is_no_premature_roll(opponents_hand):
+    """Session 34, seed 358: light bearing off with his hand by his dice; one of them was reported
+    rolling while the other lay at rest, only light's hand in view. It was taken for dark's premature
+    roll (FAST_ROLL), and light's play, half made, judged then as an illegal move. Both dice are
+    thrown together: one stirring with no hand of dark's in view is no throw. Near miss: with dark's
+    hand at the dice it is his premature roll."""
+    s = opened(end_signal=EndSignal.BAR_TAP)
+    turn(s, "dark", (6, 4), "24/18 13/9")
+    s.roll("light", 5, 2)
+    s.play("light", "13/8")
+    before = len(s.all_codes())
+    dice = [dict(d) for d in s.table.dice]
+    s.script.hand(s.player("light"), "board")
+    if opponents_hand:
+        s.table.hands.append({"side": s.script.seat(s.player("dark")), "over": "dice", "touching": True})
+    s.table.dice = [dice[0], {**dice[1], "state": "rolling", "value": None, "half": None}]
+    s.snap(0.1)
+    codes = s.all_codes()[before:]
+    assert ("FAST_ROLL" in codes) is opponents_hand
+    if not opponents_hand:
+        s.table.dice = dice
+        s.script.no_hands()
+        s.snap(0.1)
+        s.play("light", "13/11")
+        s.end_turn("light")
+        assert "ILLEGAL_MOVE" not in s.all_codes()[before:] and entries(s)[-1] == "52: 13/11 13/8"

@@ -289,8 +289,9 @@ def hidden_fraction(profile: CalibrationProfile, xy: tuple[float, float], die_cm
     rails and the bar (``rail_height`` above the surface): sample points of the face whose ray to the
     camera centre crosses a rail's inner face, or either face of the bar, below its top. ``profile``
     needs a camera (:class:`CameraCache`). Seed 358 (walnut wood, 48 degrees): a 6 and a 4 by the near
-    rail showed one row of pips above it, read 3 and 2 with certainty (0.29 and 0.43 of the face
-    hidden; no other of its 214 dice at rest over 0.15)."""
+    rail showed one row of pips above it, read 3 and 2 with certainty (placed from their boxes,
+    :func:`die_board_xy_from_top`: 0.29 of the face hidden each; no other of its 210 dice at rest
+    but a third by that rail reaches :data:`HIDDEN_FACE`)."""
     if profile.pose is None:
         return 0.0
     c = np.asarray(profile.pose.camera_centre, dtype=np.float64)

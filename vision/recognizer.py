@@ -258,12 +258,11 @@ class FrameRecognizer:
         # a die the rails or the bar partly hide is read with doubt (decision 0736); after the readers'
         # doubt above, which is about dice in full view that show no one face
         camera = self._with_camera(self.profile)
-        probs = [doubt_hidden(values.probabilities[i], hidden_fraction(camera, die_board_xy_from_top(camera, b)))
-                 for i, b in enumerate(boxes)]
         out = []
         for i, (b, v) in enumerate(zip(boxes, verdicts, strict=True)):
             valid_p = v.valid_p if v.reason in VALID_CLASSES else min(v.valid_p, 0.49)
-            out.append(DieObservation(probs[i],
+            value_p = doubt_hidden(values.probabilities[i], hidden_fraction(camera, die_board_xy_from_top(camera, b)))
+            out.append(DieObservation(value_p,
                                       ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), (b[0], b[1], b[2], b[3]), v.half, "at_rest",
                                       valid_p, v.reason))
         return out, verdicts

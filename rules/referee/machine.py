@@ -1080,7 +1080,8 @@ class Referee:
                 self._pass_without_roll(s, tap[0])
             return
         if phase is Phase.ROLLING:
-            if not new_roll and self._end_signalled(s, prev, mover) and self._unseen_roll(s, self._roll_dice(s, mover)):
+            if not new_roll and self._end_signalled(s, prev, mover) and (
+                    self._unseen_roll(s, self._roll_dice(s, mover)) or self._unseen_dance(s, self._roll_dice(s, mover))):
                 return
             # after an invalid roll, dice first seen at rest again in his right half are the new throw
             rethrown = self._judged_roll and _appeared_at_rest_in(s, prev, self._right_half(mover))
@@ -2501,6 +2502,56 @@ class Referee:
         self.valid_rolls += 1
         self.phase = Phase.MOVING
         self._judge_turn(s, unseen={r: p for r, p in prior.items() if p >= _ROLL_FLOOR})
+        return True
+
+    def _no_play(self, before: Position, roll: tuple[int, int]) -> bool:
+        """``roll`` has no legal play from ``before`` (a dance, or a blocked position)."""
+        return all(p.boards() == before.boards() for p in self._legal_results(before, roll))
+
+    def _unseen_dance(self, s: TableState, seen: list[tuple[int, Die]]) -> bool:
+        """The mover ends his turn in an unfinished ``ROLLING`` (one die seen at rest, the other never
+        found) with the board as it was: when the die seen allows rolls with no legal play, his roll
+        was one of them, and the turn is a dance (a player does not end his turn unplayed when he can
+        play; :meth:`_unseen_roll` has no play to take the roll from). The likeliest such roll is
+        recorded and ROLL_VALUE_UNREADABLE asks the monitor to confirm it. Before (session 34, seed
+        361): light on the bar rolled 6-6, one die was never found, his tap was no end of turn and
+        dark's throw in his own half was judged light's second roll on the wrong side; three turns
+        lost, twice in the match. Returns False (nothing done) when a die was not seen at rest, the
+        roll was judged already, the board is not as it was, or no roll the die seen allows dances."""
+        mover = self.turn
+        if self.setup.dice_mode is not DiceMode.TWO or not s.settled or self._judged_roll:
+            return False
+        if self.pending is not None and self.pending.offender == mover and not self._roll_resolves_pending(mover, check=True):
+            return False
+        right = self._right_half(mover)
+        seen = [(i, d) for i, d in seen if d.half is None or d.half is right or self.profile.left_side_permission]
+        if not any(d.state is DieState.AT_REST and d.value is not None for _, d in seen):
+            return False
+        before = self.position
+        ll_seen = PhysicalBoard.from_state(s).log_likelihood(s)
+        if self.map.to_physical(before).log_likelihood(s) < ll_seen - math.log(2.0):
+            return False  # the board is not as it was: not a dance
+        prior = _roll_prior([d for _, d in seen])
+        dances = {r: p for r, p in prior.items() if p >= _ROLL_FLOOR and self._no_play(before, r)}
+        if not dances:
+            return False
+        total = sum(dances.values())
+        dances = {r: p / total for r, p in dances.items()}
+        roll = max(dances, key=lambda r: (dances[r], r))
+        could = ", ".join(f"{r[0]}-{r[1]}" for r in sorted(dances, key=lambda r: -dances[r]))
+        self._emit("ROLL_VALUE_UNREADABLE", mover,
+                   f"{self._name(mover)}'s roll was not seen whole; the die seen and the board left as it was show a roll "
+                   f"with no legal play ({could}), recorded as {roll[0]}-{roll[1]}. Please confirm the roll.",
+                   frame=s.frame, details={"dice": None, "fits": list(roll), "p": round(dances[roll], 4), "not_seen": True,
+                                           "no_play": True, "could_be": [list(r) for r in dances]})
+        self._roll_resolves_pending(mover, frame=s.frame)
+        self.dice = roll
+        self.roll_p = {roll: 1.0}
+        self.roll_pos = before
+        self.roll_frame = None
+        self.valid_rolls += 1
+        self.phase = Phase.MOVING
+        self._judge_turn(s, unseen=dances)
         return True
 
     def _roll_resolves_pending(self, mover: int, frame: int | None = None, check: bool = False) -> bool:

@@ -2783,3 +2783,42 @@ def test_a_die_stirring_under_the_movers_hand_is_no_premature_roll(opponents_han
         s.play("light", "13/11")
         s.end_turn("light")
         assert "ILLEGAL_MOVE" not in s.all_codes()[before:] and entries(s)[-1] == "52: 13/11 13/8"
+
+
+@pytest.mark.parametrize("signal", [EndSignal.CLOCK, EndSignal.BAR_TAP])
+@pytest.mark.parametrize("seen,dances", [(5, True), (6, False)])
+def test_a_dance_with_one_die_lost_ends_the_turn_at_the_tap(signal, seen, dances):
+    """Session 34, seed 361: light on the bar rolled 6-6 against a board with the 6 point closed; one
+    die was found at rest, the other never, so the roll stayed unfinished, his tap was no end of turn
+    and dark's throw in his own half was judged light's second roll on the wrong side (three turns
+    lost, twice in the match). A player does not end his turn unplayed when he can play: with the
+    board as it was and the die seen allowing a dance, the turn is a dance, recorded with a question.
+    Near miss: the die seen (a 6, the open point) enters whatever the other die was: no dance."""
+    s = Scenario(end_signal=signal)
+    light, dark = s.player("light"), s.player("dark")
+    boards = [[0] * 26, [0] * 26]
+    for pt in range(1, 6):
+        boards[light][pt] = 2
+    boards[light][13] = 5
+    boards[dark][25], boards[dark][6], boards[dark][8], boards[dark][13] = 1, 5, 3, 6
+    s.start_from(boards[0], boards[1], turn=dark)
+    if signal is EndSignal.CLOCK:
+        s.table.clock = s.script.seat(dark)
+    s.snap()
+    half = s.script.right_half(dark)
+    s.table.dice = [{"id": k, "value": None, "state": "rolling", "half": half} for k in (0, 1)]
+    s.snap()
+    s.table.dice[0].update(value=seen, state="at_rest", valid=True, reason="flat_board")
+    s.snap(0.6)
+    s.snap(2.0)
+    s.end_turn("dark")
+    if dances:
+        assert s.codes() == ["ROLL_VALUE_UNREADABLE"]
+        assert s.last("ROLL_VALUE_UNREADABLE").details["could_be"] and "NO_MOVE" in s.all_codes()
+        assert s.ref.turn == light
+        s.roll("light", 4, 2)
+        assert s.codes() == ["ROLL_VALUE_UNREADABLE"] and s.last("ROLL_VALID").details["dice"] == [4, 2]
+        entries = s.ref.transcript().games[-1].entries
+        assert entries[-1].dice is not None and entries[-1].dice[0] == seen and not entries[-1].play
+    else:
+        assert s.codes() == [] and "NO_MOVE" not in s.all_codes() and s.ref.turn == dark

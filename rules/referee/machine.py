@@ -78,6 +78,12 @@ SURE_FACE_P = 0.9
 again differs from the one judged (:meth:`Referee._thrown_again`)."""
 _ROLL_FLOOR = 1e-3
 """Rolls the reader gives less probability than this are not weighed against the play."""
+
+
+def _weighed(rolls: dict[tuple[int, int], float]) -> dict[tuple[int, int], float]:
+    """The rolls weighed against the play: those given at least :data:`_ROLL_FLOOR`."""
+    return {r: p for r, p in rolls.items() if p >= _ROLL_FLOOR}
+
 ENTERED_SURE = 0.95
 """How sure the bar's reading must be that a mover who started on the bar has entered what he must,
 before his hand at the bar is the end-of-turn tap rather than a reach for the next checker."""
@@ -1443,7 +1449,7 @@ class Referee:
         illegal move either way."""
         assert self.dice is not None
         before = self.roll_pos or self.position
-        rolls = frozenset({(max(self.dice), min(self.dice)), *(r for r, p in self.roll_p.items() if p >= _ROLL_FLOOR)})
+        rolls = frozenset({(max(self.dice), min(self.dice)), *_weighed(self.roll_p)})
         if self._hits is not None and self._hits[0] == (before, rolls):
             return self._hits[1]
         oc = 1 - self._colour_index(mover)
@@ -1935,7 +1941,7 @@ class Referee:
         unconfirmed = p_illegal >= 1.0 - conf or not s.settled or ambiguous
         ask = (f"The move by {self._name(mover)} is not clear enough to judge. Please confirm the position.",
                s.frame, evidence, {"p_illegal": round(p_illegal, 4)})
-        rolls = unseen if unseen is not None else {r: p for r, p in self.roll_p.items() if p >= _ROLL_FLOOR}
+        rolls = unseen if unseen is not None else _weighed(self.roll_p)
         rolls.setdefault((max(dice), min(dice)), 1.0)
         self._accept(s, mover, dice, before, best, plays, implied, read, doubt)
         if (unconfirmed or p_roll < conf or unseen is not None) and self._turns and self._turns[-1].mover == mover:
@@ -2176,7 +2182,7 @@ class Referee:
         assert self.dice is not None
         read = self.dice
         key = (max(read), min(read))
-        cands = [r for r, p in self.roll_p.items() if p >= _ROLL_FLOOR and r != key]
+        cands = [r for r in _weighed(self.roll_p) if r != key]
         if not cands:
             p_read = self.roll_p.get(key, 1.0) if self.roll_p else 1.0
             return read, p_read, 0.0, {key: p_read}
@@ -2501,7 +2507,7 @@ class Referee:
         self.roll_frame = None
         self.valid_rolls += 1
         self.phase = Phase.MOVING
-        self._judge_turn(s, unseen={r: p for r, p in prior.items() if p >= _ROLL_FLOOR})
+        self._judge_turn(s, unseen=_weighed(prior))
         return True
 
     def _no_play(self, before: Position, roll: tuple[int, int]) -> bool:
@@ -2532,7 +2538,7 @@ class Referee:
         if self.map.to_physical(before).log_likelihood(s) < ll_seen - math.log(2.0):
             return False  # the board is not as it was: not a dance
         prior = _roll_prior([d for _, d in seen])
-        dances = {r: p for r, p in prior.items() if p >= _ROLL_FLOOR and self._no_play(before, r)}
+        dances = {r: p for r, p in _weighed(prior).items() if self._no_play(before, r)}
         if not dances:
             return False
         total = sum(dances.values())

@@ -1069,6 +1069,12 @@ class Referee:
                     self.bound_double = False
                 return
             if self._end_signalled(s, prev, mover):
+                if self.end_signal is EndSignal.BAR_TAP and not s.settled:
+                    # checkers in a hand: a play going on (a roll the camera missed), the hand carrying a
+                    # checker over the bar, not a tap on a turn without a roll (session 35, seed 360:
+                    # light's unseen 6-1, two of dark's checkers he hit carried to the bar, was
+                    # "ended his turn without rolling" 1.6 s before his tap)
+                    return
                 if self._unseen_roll(s, []):
                     return  # he had played: his roll was missed
                 if self.pending is not None and self.pending.offender != mover:

@@ -2822,3 +2822,31 @@ def test_a_dance_with_one_die_lost_ends_the_turn_at_the_tap(signal, seen, dances
         assert entries[-1].dice is not None and entries[-1].dice[0] == seen and not entries[-1].play
     else:
         assert s.codes() == [] and "NO_MOVE" not in s.all_codes() and s.ref.turn == dark
+
+
+def test_a_hand_carrying_a_hit_checker_over_the_bar_after_an_unseen_roll_is_no_pass_without_roll():
+    """Session 35, seed 360 (held out, walnut wood, 62 degrees, bar taps, no cube action open): light's
+    6-1 was never seen (both dice lost). He hit two of dark's checkers and carried them by hand over
+    the bar (two of dark's checkers in the hand): the hand at the bar was taken for a tap that ended a
+    turn with no roll, and IMPOSSIBLE_MOVE ("ended his turn without rolling") was raised 1.6 s before
+    his real tap recorded the roll from the play. Checkers in a hand are a play going on, not a pass.
+    Near miss: a tap with nothing in the hand and the board as it was is a pass without a roll."""
+    def opened_crawford() -> Scenario:
+        s = Scenario(end_signal=EndSignal.BAR_TAP, score=(6, 0), crawford=True, cube_zone="absent")
+        s.opening("light", 4, 1)
+        s.play("light", "24/23 13/9")
+        s.end_turn("light")
+        return s
+
+    s = opened_crawford()
+    s.play("dark", "24/18 18/16*", hit_by_hand=True)
+    s.snap(1.5)  # straightening his checkers before the tap
+    assert s.codes() == []
+    s.end_turn("dark")
+    s.snap(1.5)
+    assert s.codes() == ["ROLL_VALUE_UNREADABLE"]
+    assert _moves(s)[-1][1] == [6, 2]
+    near = opened_crawford()
+    near.end_turn("dark")
+    near.snap(1.5)
+    assert near.codes() in (["ILLEGAL_MOVE"], ["IMPOSSIBLE_MOVE"])

@@ -2506,14 +2506,7 @@ class Referee:
             self._emit("ROLL_VALUE_UNREADABLE", mover, f"{self._name(mover)}'s roll was not seen; {shows}.",
                        frame=s.frame, details={"dice": None, "fits": list(roll), "p": round(p_roll, 4), "not_seen": True,
                                                "no_legal_fit": no_fit})
-        self._roll_resolves_pending(mover, frame=s.frame)
-        self.dice = roll
-        self.roll_p = {roll: 1.0}
-        self.roll_pos = before
-        self.roll_frame = None
-        self.valid_rolls += 1
-        self.phase = Phase.MOVING
-        self._judge_turn(s, unseen=_weighed(prior))
+        self._take_unseen_roll(s, mover, roll, before, _weighed(prior))
         return True
 
     def _no_play(self, before: Position, roll: tuple[int, int]) -> bool:
@@ -2556,6 +2549,14 @@ class Referee:
                    f"with no legal play ({could}), recorded as {roll[0]}-{roll[1]}. Please confirm the roll.",
                    frame=s.frame, details={"dice": None, "fits": list(roll), "p": round(dances[roll], 4), "not_seen": True,
                                            "no_play": True, "could_be": [list(r) for r in dances]})
+        self._take_unseen_roll(s, mover, roll, before, dances)
+        return True
+
+    def _take_unseen_roll(self, s: TableState, mover: int, roll: tuple[int, int], before: Position,
+                          weights: dict[tuple[int, int], float]) -> None:
+        """Record ``roll``, found from the play or the board rather than seen, as ``mover``'s valid roll
+        from ``before`` and judge the turn over the rolls ``weights`` allows (:meth:`_unseen_roll`,
+        :meth:`_unseen_dance`)."""
         self._roll_resolves_pending(mover, frame=s.frame)
         self.dice = roll
         self.roll_p = {roll: 1.0}
@@ -2563,8 +2564,7 @@ class Referee:
         self.roll_frame = None
         self.valid_rolls += 1
         self.phase = Phase.MOVING
-        self._judge_turn(s, unseen=dances)
-        return True
+        self._judge_turn(s, unseen=weights)
 
     def _roll_resolves_pending(self, mover: int, frame: int | None = None, check: bool = False) -> bool:
         """A valid roll by ``mover`` settles a pending illegal move whose deadline it is (the

@@ -220,6 +220,10 @@ class Die:
     id: int | None = None
     value_p: tuple[float, ...] | None = None
     """Probabilities of the faces 1..6 (a reader's distribution); None: ``confidence`` on ``value``."""
+    center_px: tuple[float, float] | None = field(default=None, compare=False)
+    """Where the camera saw the die (image pixels), kept in the log for looking into a run afterwards; the
+    referee does not use it, and two dice that differ only here are the same die (session 36: seed 360's
+    unseen rethrow could not be traced from the stored states, which had dropped it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -615,6 +619,11 @@ def _die(raw: Any, path: str) -> Die:
         value_p = tuple(_num(v, f"{path}.value_p[{k}]", 0.0, 1.0) for k, v in enumerate(value_p))
         if sum(value_p) <= 0.0:
             raise TableStateError(f"{path}.value_p", "the probabilities sum to 0: give at least one face a probability")
+    centre = d.get("center_px")
+    if centre is not None:
+        if not isinstance(centre, list) or len(centre) != 2:
+            raise TableStateError(f"{path}.center_px", f"must be a list of 2 pixel coordinates [x, y] or null; got {centre!r}")
+        centre = (_num(centre[0], f"{path}.center_px[0]"), _num(centre[1], f"{path}.center_px[1]"))
     return Die(
         value,
         state,
@@ -626,6 +635,7 @@ def _die(raw: Any, path: str) -> Die:
         None if rest is None else _num(rest, f"{path}.rest_s", 0.0),
         None if die_id is None else _int(die_id, f"{path}.id", 0, 99),
         value_p,
+        centre,
     )
 
 
@@ -647,6 +657,8 @@ def _die_json(d: Die) -> dict[str, Any]:
         out["id"] = d.id
     if d.value_p is not None:
         out["value_p"] = list(d.value_p)
+    if d.center_px is not None:
+        out["center_px"] = [round(d.center_px[0], 1), round(d.center_px[1], 1)]
     return out
 
 

@@ -95,6 +95,9 @@ TAP_DWELL_S = 0.45
 ``server.pipeline.HandCue.bar_hold_s``, so that a checker carried across is no tap; 0.2 s for a hand
 that came straight onto the bar, decision 0726): the table as the hand reached the bar is the one this
 long before the report (the dwell and a frame or so)."""
+REST_RESTART_MARGIN_S = 0.05
+"""A die's reported rest shorter than the time between two states by more than this began in between
+(rest times are rounded to the millisecond, state times to 0.1 ms): :func:`_rested_anew_in`."""
 BARE_TAP_WAIT_S = 1.0
 """A bar tap before the roll is judged (a pass without rolling) once the hand has left the bar and
 this long has passed with no cube action and no roll: a hand going for the cube looks the same."""
@@ -144,6 +147,26 @@ def _jumped_to_rest_in(s: TableState, prev: TableState | None, half: Half) -> bo
     return (prev is not None and len(s.dice) == 2 and len(prev.dice) == 2
             and all(d.state is DieState.AT_REST and d.half is half for d in s.dice)
             and all(d.state is DieState.AT_REST and d.half is not None and d.half is not half for d in prev.dice))
+
+
+def _rested_anew_in(s: TableState, prev: TableState | None, half: Half) -> bool:
+    """Both dice at rest in ``half``, each either not at rest before or at rest for less time than
+    has passed since ``prev``: its rest began again in between, so it was taken and thrown with the
+    states that would have shown it held back (session 37, seed 360: after dark's cocked roll was
+    called, his hand took one die and then the other, the tracker followed both lifted, rolling and
+    landing, but its states were held for a checker map being confirmed; the referee saw one die at
+    rest all along, its rest 3.8 s before and 0.2 s after, never judged the rethrow and took the turn
+    from the play with a question). Needs the tracker's rest times; a die not known to have moved
+    (no ``rest_s``, or resting since before ``prev``) is no rethrow."""
+    if prev is None or len(s.dice) != 2 or not all(d.state is DieState.AT_REST and d.half is half for d in s.dice):
+        return False
+    before = {d.id: d for d in prev.dice if d.id is not None}
+    gap = s.t - prev.t
+    for d in s.dice:
+        p = before.get(d.id) if d.id is not None else None
+        if p is not None and p.state is DieState.AT_REST and (d.rest_s is None or d.rest_s >= gap - REST_RESTART_MARGIN_S):
+            return False
+    return True
 
 
 def _rolling_ids(s: TableState) -> set[int]:
@@ -1096,7 +1119,8 @@ class Referee:
                     self._unseen_roll(s, self._roll_dice(s, mover)) or self._unseen_dance(s, self._roll_dice(s, mover))):
                 return
             # after an invalid roll, dice first seen at rest again in his right half are the new throw
-            rethrown = self._judged_roll and _appeared_at_rest_in(s, prev, self._right_half(mover))
+            rethrown = self._judged_roll and (_appeared_at_rest_in(s, prev, self._right_half(mover))
+                                              or _rested_anew_in(s, prev, self._right_half(mover)))
             self._settling(s, prev, mover, new_roll or rethrown)
 
     def _take_back_roll(self) -> None:

@@ -2850,3 +2850,37 @@ def test_a_hand_carrying_a_hit_checker_over_the_bar_after_an_unseen_roll_is_no_p
     near.end_turn("dark")
     near.snap(1.5)
     assert near.codes() in (["ILLEGAL_MOVE"], ["IMPOSSIBLE_MOVE"])
+
+
+@pytest.mark.parametrize("rest_began", ["after", "before"])
+def test_a_rethrow_whose_flight_the_states_held_back_is_judged_by_the_dice_resting_anew(rest_began):
+    """Seen in the seed-360 render (session 37): dark's cocked 3-1 was called; his hand took one die,
+    then the other, and threw 2-1. The tracker followed both lifted, rolling and landing, but its
+    states were held back for a checker map being confirmed: the referee saw the 1 at rest all along
+    (its rest 3.8 s in the state before, 0.2 s in the one after, 0.8 s later) and the other die lifted,
+    then both at rest. The rethrow was never judged and the turn was taken from the play with a
+    question. A die whose rest began between two states has moved: both dice resting anew in his
+    right half are the rethrow (RG19 4.1.8). Near miss: the 1 resting on since before (a hand put
+    the other die down by it) is no throw."""
+    s = opened()
+    s.roll("dark", 3, 1, reasons=("cocked", "flat_board"))
+    assert s.codes() == ["ROLL_INVALID_COCKED"]
+    half = s.script.right_half(s.player("dark"))
+
+    def die(k: int, value: int, rest: float) -> dict[str, Any]:
+        return {"id": k, "value": value, "state": "at_rest", "half": half, "valid": True, "reason": "flat_board",
+                "rest_s": rest}
+
+    s.table.dice = [{"id": 0, "value": None, "state": "lifted"}, die(1, 1, 3.8)]
+    s.snap(0.3)
+    rest = 0.2 if rest_began == "after" else 3.8 + 0.8
+    for dt in (0.8, 0.5, 1.0, 1.0):
+        rest += dt if dt != 0.8 else 0.0  # 0.8 s after the state above: its rest as it was then
+        s.table.dice = [die(0, 2, rest + 0.1), die(1, 1, rest)]
+        s.snap(dt)
+    valid = [a for a in s.alerts if a.code == "ROLL_VALID" and a.player == "dark"]
+    assert s.codes() == ["ROLL_INVALID_COCKED"]
+    if rest_began == "after":
+        assert valid and valid[-1].details["dice"] == [2, 1]
+    else:
+        assert not valid

@@ -307,6 +307,11 @@ class _DieTrack:
     """A die lifted at rest under a hand: its reading and last move, in case it was only hidden."""
     appeared_at: tuple[float, float] | None = None
     """Where the die this track follows was first seen (None: it has since travelled, as a thrown die does)."""
+    lifted_by_hand: bool = False
+    """The die was lifted with a hand over the table (taken up, or hidden by it)."""
+    from_hand: bool = False
+    """The die this track follows appeared after the track's die was taken up by a hand: a die thrown,
+    even if first seen where it landed."""
 
     def reset_reading(self) -> None:
         self.value_logp = np.zeros(6)
@@ -433,7 +438,7 @@ class Tracker:
             return
         tr = min(live, key=lambda x: math.dist(x.center, centre))
         if math.dist(tr.center, centre) <= 1.0:
-            self._lift(tr, self._now, hidden=False)  # its spot is bare: it was taken
+            self._lift(tr, self._now, hidden=False, by_hand=True)  # its spot is bare: it was taken
 
     def followed_dice(self, resting: bool = False, holding: bool = False) -> list[tuple[float, float]]:
         """Image centres of the dice followed now (seen, or hidden for a moment), not those lifted;
@@ -460,8 +465,9 @@ class Tracker:
 
     def thrown_dice(self) -> list[tuple[float, float]]:
         """Centres of the followed dice seen away from where they appeared (more than
-        ``rest_move_px``): dice of a throw, not something the locator found lying still."""
-        return [tr.center for tr in self._tracks if not tr.lifted and tr.appeared_at is None]
+        ``rest_move_px``), or found after a hand took a die up (first seen where it landed: session 37,
+        seed 360): dice of a throw, not something the locator found lying still."""
+        return [tr.center for tr in self._tracks if not tr.lifted and (tr.appeared_at is None or tr.from_hand)]
 
     def forget_unmoved(self, centre: tuple[float, float]) -> None:
         """Stop following the unmoved die (:meth:`unmoved_dice`) at ``centre``: a die the locator is
@@ -568,7 +574,7 @@ class Tracker:
                 # what is found later is judged afresh (seed 354: light's die, followed into dark's
                 # gathering hand as "rolling", then onto a white checker's edge by the far rail, was
                 # judged sunk between checkers)
-                self._lift(tr, t, hidden=False)
+                self._lift(tr, t, hidden=False, by_hand=True)
                 continue
             self._sight(tr, d, t, moved)
         started = self._last_emit_t != -math.inf
@@ -599,6 +605,7 @@ class Tracker:
                 tr.lifted = False
                 tr.last_move = t
                 tr.appeared_at = d.center_px
+                tr.from_hand = tr.lifted_by_hand
             else:
                 tr = _DieTrack(self._new_id(), d.center_px, t, t, appeared_at=d.center_px)
                 self._tracks.append(tr)
@@ -625,14 +632,18 @@ class Tracker:
             unseen = t - tr.last_seen
             if ((tr.hand_since_seen and unseen >= cfg.lift_s) or (tr.hidden_by_hand and gone and unseen >= cfg.lift_s)
                     or unseen >= cfg.hidden_keep_s):
-                self._lift(tr, t, hidden=(tr.hand_since_seen or tr.hidden_by_hand) and not self._rolling(tr))
+                self._lift(tr, t, hidden=(tr.hand_since_seen or tr.hidden_by_hand) and not self._rolling(tr),
+                           by_hand=tr.hand_since_seen or tr.hidden_by_hand)
         self._tracks = self._tracks[:4]
 
-    def _lift(self, tr: _DieTrack, t: float, hidden: bool) -> None:
+    def _lift(self, tr: _DieTrack, t: float, hidden: bool, by_hand: bool = False) -> None:
         """The die of ``tr`` is taken up (or out of sight); ``hidden``: it lay at rest under a hand, and
-        seen again at its place it was only hidden (its reading and rest kept for that)."""
+        seen again at its place it was only hidden (its reading and rest kept for that); ``by_hand``: a
+        hand was over the table (:attr:`_DieTrack.lifted_by_hand`)."""
         tr.lifted = True
         tr.lifted_at = t
+        tr.lifted_by_hand = by_hand
+        tr.from_hand = False
         tr.at_rest_when_lifted = (tr.value_logp.copy(), tr.value_n, list(tr.valid_p), list(tr.reasons), tr.last_move) if hidden else None
         tr.reset_reading()
 

@@ -288,6 +288,31 @@ def test_a_die_hidden_for_a_moment_is_not_lifted_but_one_taken_by_a_hand_is() ->
     assert out and out[-1]["dice"][0]["state"] == "lifted"
 
 
+@pytest.mark.parametrize("taken", ["by a hand", "never seen"])
+def test_a_die_found_where_it_landed_after_a_hand_took_the_dice_is_a_thrown_die(taken: str) -> None:
+    """Session 37, seed 360: light's hand took the dice and threw; one die was first found where it had
+    landed (its flight missed while the hand was still in view), never seen moving, so it was not taken
+    for a die of a throw and the other die, scored under the locator's threshold, was never looked for
+    over the frame: the roll went unseen. A die found after a hand took the dice up is thrown. Near
+    miss: something found lying still with no die taken up before (a point's tip the checkers
+    uncover) is not."""
+    t = Tracker(TrackerConfig())
+    board = TableObservation.from_counts([0] * 24, [0] * 24)
+    if taken == "by a hand":
+        old = [DieObservation(np.eye(6)[2], (500.0, 300.0), half="right")]
+        for k in range(4):
+            t.update(k, k * 0.1, dice=old, board=board, hands=[])
+        for k in range(4, 8):
+            t.update(k, k * 0.1, dice=[], hands=[HandObservation("near", "dice", True)])
+        assert t.followed_dice() == []
+    else:
+        t.update(0, 0.0, dice=[], board=board, hands=[])
+    landed = [DieObservation(np.eye(6)[4], (800.0, 280.0), half="right")]
+    for k in range(8, 14):
+        t.update(k, k * 0.1, dice=landed, hands=[])
+    assert t.thrown_dice() == ([(800.0, 280.0)] if taken == "by a hand" else [])
+
+
 def test_rest_time_restarts_when_a_die_moves() -> None:
     t = Tracker(TrackerConfig())
     board = TableObservation.from_counts([0] * 24, [0] * 24)

@@ -595,9 +595,6 @@ class FramePipeline:
         self._die_ratios: deque[float] = deque(maxlen=50)
         """The followed dice's boxes, each over the default die's box at its place (:meth:`_too_small`)."""
         self._background: U8 | None = None
-        self._throw_table: U8 | None = None
-        """The quiet table as it was when the dice were last in a hand (:meth:`_note_throw_table`): what
-        differs from it, before a hand comes back, the throw brought."""
         self._die_looks: list[tuple[tuple[float, float], U8]] = []
         """Each followed die at rest as last found at a recognition: its centre and the pixels of its
         spot. A spot that no longer looks like its die shows it taken, when the copy of the quiet table
@@ -759,13 +756,9 @@ class FramePipeline:
                 continue
             reach = radius if radius is not None else (
                 self.config.rest_claim_px if c in resting and not beside else self.config.second_look_px)
-            # over the whole frame, against the table the throw landed on when no hand has been back
-            # since: a die the quiet table's copy took in at a recognition, before a look scored it over
-            # the second look's score, can still be found (session 37, seed 360: a 3 at 0.12-0.27)
-            table = self._throw_table if radius is not None else None
             for b in self.recognizer.look_again(image, c, reach, self.config.second_look_score):
                 box: Box = (b[0], b[1], b[2], b[3])
-                if (self.motion.changed_in(hands, box) > 0.3 or not self._differs_from_table(image, box, table=table)
+                if (self.motion.changed_in(hands, box) > 0.3 or not self._differs_from_table(image, box)
                         or any(math.dist(_centre(o), _centre(box)) <= self.config.rest_claim_px for o in out)):
                     continue
                 if radius is not None and self._too_small(box):
@@ -774,20 +767,11 @@ class FramePipeline:
                     # a die there shows 39, refused as too small: the roll went unseen; the die-sized box
                     # had changed on 54% of its pixels). Something small that changed is still no die
                     sized = self._die_sized(box)
-                    if not self._differs_from_table(image, sized, self.config.die_fill_frac, table):
+                    if not self._differs_from_table(image, sized, self.config.die_fill_frac):
                         continue
                     box = sized
                 out.append(box)
                 break
-
-    def _note_throw_table(self, hand: bool) -> None:
-        """Remember the quiet table while a hand holds the dice (none followed): the table the throw
-        lands on. Forget it when a hand is back with a die at rest (checkers move by hand: from then on
-        the table differs from it by more than the dice)."""
-        if hand and not self.tracker.followed_dice():
-            self._throw_table = self._background
-        elif hand and self.tracker.followed_dice(resting=True):
-            self._throw_table = None
 
     def _die_sized(self, box: Box) -> Box:
         """A box of the size the followed dice show at the box's place (the default die's until three
@@ -824,12 +808,10 @@ class FramePipeline:
         first_last = self._located_since.get(_spot(box))
         return first_last is not None and self._t - first_last[0] >= 2.0
 
-    def _differs_from_table(self, image: U8, box: Box, frac: float | None = None, table: U8 | None = None) -> bool:
-        """Whether the box differs from the table as last seen quiet (``die_changed_frac`` of its pixels;
-        ``table``: from that copy of the table instead)."""
+    def _differs_from_table(self, image: U8, box: Box, frac: float | None = None) -> bool:
+        """Whether the box differs from the table as last seen quiet (``die_changed_frac`` of its pixels)."""
         need = self.config.die_changed_frac if frac is None else frac
-        ref = self._background if table is None else table
-        if need <= 0 or ref is None:
+        if need <= 0 or self._background is None:
             return True
         h, w = int(image.shape[0]), int(image.shape[1])
         x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
@@ -837,7 +819,7 @@ class FramePipeline:
         if x1 <= x0 or y1 <= y0:
             return False
         a = np.asarray(image[y0:y1, x0:x1], dtype=np.int16)
-        b = np.asarray(ref[y0:y1, x0:x1], dtype=np.int16)
+        b = np.asarray(self._background[y0:y1, x0:x1], dtype=np.int16)
         diff = np.abs(a - b).max(axis=2)
         return float(np.mean(diff > self.config.die_changed_delta)) >= need
 
@@ -901,7 +883,6 @@ class FramePipeline:
         tr.note_motion(t, motion.moving)  # so wants_recognition sees this frame's motion
         if self._background is None:
             self._background = arr.copy()  # the table as first seen (dice in it are found once they move)
-        self._note_throw_table(bool(hands))
         dice: list[DieObservation] | None = None
         die_motion: list[bool] | None = None
         recognition: Recognition | None = None

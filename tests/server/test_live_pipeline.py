@@ -749,8 +749,7 @@ def test_the_other_die_of_a_throw_is_looked_for_beside_the_one_found(case):
     assert bool(loc.looks) is (case in ("beside", "far"))
 
 
-@pytest.mark.parametrize("case", ["settled", "never followed", "moving frame", "quiet table", "too small", "box too small",
-                                  "taken into the table", "taken in, the throw's table known"])
+@pytest.mark.parametrize("case", ["settled", "never followed", "moving frame", "quiet table", "too small", "box too small"])
 def test_a_die_lost_in_flight_is_looked_for_over_the_frame_when_the_other_rests(case):
     """Session 16, seed 321: the throw's 4 flew 360 px between two frames and landed on a walnut
     board's dark point, scored 0.33 against the locator's 0.35; its partner rested, found. The look
@@ -761,9 +760,7 @@ def test_a_die_lost_in_flight_is_looked_for_over_the_frame_when_the_other_rests(
     there: nothing added. Session 37, seed 360: a white 2 on walnut at 0.23, its box 22 px where a
     die there shows 39 (the die plainly there, the box poorly sized): a faint box too small for a die
     is taken at a die's size when a die-sized box around it has changed (a 36 px die under a 16 px
-    box), not when only the small box has (the near miss above). And a die the quiet table's copy
-    took in at a recognition (seed 360: a 3 at 0.12-0.27, never over 0.2 before that) is found against
-    the table the throw landed on (remembered while the dice were in a hand), not against the copy."""
+    box), not when only the small box has (the near miss above)."""
     from server.pipeline import FramePipeline
     from vision.observation import DieObservation
 
@@ -779,9 +776,7 @@ def test_a_die_lost_in_flight_is_looked_for_over_the_frame_when_the_other_rests(
     loc = _FaintDie([faint])
     loc.boxes = [found]
     pipe = FramePipeline(profile, recognizer=loc)  # type: ignore[arg-type]
-    pipe._background = table.copy() if not case.startswith("taken") else image.copy()  # the die taken in
-    if case == "taken in, the throw's table known":
-        pipe._throw_table = table.copy()
+    pipe._background = table.copy()
     pipe.tracker.update(0, 0.0, dice=[], board=None)
     roll = np.full(6, 1 / 6)
     other = [] if case == "never followed" else [DieObservation(roll, (300.0, 150.0), None, None, "rolling")]
@@ -797,38 +792,8 @@ def test_a_die_lost_in_flight_is_looked_for_over_the_frame_when_the_other_rests(
         assert out[1][3] - out[1][1] == pytest.approx(side) and 33 <= side <= 42  # a die's size there
         assert ((out[1][0] + out[1][2]) / 2, (out[1][1] + out[1][3]) / 2) == pytest.approx((518.0, 438.0))
     else:
-        assert out == ([found, faint] if case in ("settled", "never followed", "taken in, the throw's table known") else [found])
+        assert out == ([found, faint] if case in ("settled", "never followed") else [found])
     assert any(radius >= 1280 for _, radius in loc.looks) is (case != "moving frame")
-
-
-def test_the_table_a_throw_lands_on_is_remembered_until_a_hand_is_back_by_dice_at_rest():
-    """The whole-frame look compares with the table as it was while the dice were in a hand (none
-    followed), until a hand is over the table again with a die at rest: checkers move by hand, and
-    from then on the table differs from that copy by more than the dice. A hand while the dice still
-    roll (the throwing hand leaving) keeps it."""
-    from server.pipeline import FramePipeline
-    from vision.observation import DieObservation
-
-    profile = load_profile(CAMERA)
-    pipe = FramePipeline(profile, recognizer=_FixedLocator([]))  # type: ignore[arg-type]
-    before = np.full((720, 1280, 3), 90, np.uint8)
-    pipe._background = before
-    pipe._note_throw_table(hand=False)
-    assert pipe._throw_table is None  # no hand has held the dice yet
-    pipe._note_throw_table(hand=True)  # the dice in the hand: none followed
-    assert pipe._throw_table is before
-    pipe._background = before.copy()
-    roll = np.full(6, 1 / 6)
-    pipe.tracker.update(0, 0.0, dice=[], board=None)
-    pipe.tracker.update(1, 0.1, dice=[DieObservation(roll, (700.0, 300.0), None, None, "rolling")])
-    pipe._note_throw_table(hand=True)  # the throwing hand still in view, the die rolling
-    assert pipe._throw_table is before
-    for k in range(2, 8):
-        pipe.tracker.update(k, k / 10, dice=[DieObservation(np.eye(6)[2], (700.0, 338.0))])
-    pipe._note_throw_table(hand=False)
-    assert pipe._throw_table is before
-    pipe._note_throw_table(hand=True)  # the mover's hand back, the die at rest: he moves checkers
-    assert pipe._throw_table is None
 
 
 def test_a_new_die_must_differ_from_the_quiet_table_and_not_come_from_a_hand():

@@ -775,18 +775,25 @@ class FramePipeline:
 
     def _die_sized(self, box: Box) -> Box:
         """A box of the size the followed dice show at the box's place (the default die's until three
-        were seen; :meth:`_too_small`), centred on it."""
-        flat = flat_die_boxes(self.profile, die_board_xy(self.profile, box), DEFAULT_DIE_CM, 0.0)[0]
-        scale = float(np.median(self._die_ratios)) if len(self._die_ratios) >= 3 else 1.0
-        side = scale * float(max(flat[2] - flat[0], flat[3] - flat[1]))
+        were seen), centred on it."""
+        side = self._followed_scale(1.0) * self._flat_die_side(box)
         cx, cy = _centre(box)
         return (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
 
-    def _die_ratio(self, box: Box) -> float:
-        """The box's longer side over that of the box a die of ``DEFAULT_DIE_CM`` lying flat at its place
-        shows (from the calibration)."""
+    def _flat_die_side(self, box: Box) -> float:
+        """The longer side of the box a die of ``DEFAULT_DIE_CM`` lying flat at the box's place shows
+        (from the calibration)."""
         flat = flat_die_boxes(self.profile, die_board_xy(self.profile, box), DEFAULT_DIE_CM, 0.0)[0]  # square to the board
-        side = float(max(flat[2] - flat[0], flat[3] - flat[1]))
+        return float(max(flat[2] - flat[0], flat[3] - flat[1]))
+
+    def _followed_scale(self, default: float) -> float:
+        """The followed dice's boxes over the default die's (their median :meth:`_die_ratio`), or
+        ``default`` until three were seen."""
+        return float(np.median(self._die_ratios)) if len(self._die_ratios) >= 3 else default
+
+    def _die_ratio(self, box: Box) -> float:
+        """The box's longer side over :meth:`_flat_die_side` at its place."""
+        side = self._flat_die_side(box)
         return max(box[2] - box[0], box[3] - box[1]) / side if side > 0 else 1.0
 
     def _too_small(self, box: Box) -> bool:
@@ -800,8 +807,7 @@ class FramePipeline:
         need = self.config.new_die_min_frac
         if need <= 0:
             return False
-        scale = float(np.median(self._die_ratios)) if len(self._die_ratios) >= 3 else 0.75
-        return self._die_ratio(box) < need * scale
+        return self._die_ratio(box) < need * self._followed_scale(0.75)
 
     def _static(self, box: Box) -> bool:
         """The locator has given a box at this place for 2 s or more (with at most 1 s missed)."""

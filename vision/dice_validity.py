@@ -38,7 +38,7 @@ or on checkers; the referee re-rules ``on_checker`` for other rule sets).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -538,6 +538,8 @@ class DieValidity:
     """Probabilities over :data:`POSE_CLASSES`."""
     half: Literal["left", "right"] | None
     board_xy: tuple[float, float]
+    reach: float | None = None
+    """:func:`support_reach`: the nearest vertical surface, in die edges (None: not measured)."""
 
     @property
     def valid(self) -> bool:
@@ -551,13 +553,43 @@ class DieValidity:
         return float(self.pose_p[POSE_CLASSES.index(self.reason)])
 
 
+LEAN_REACH = 1.1
+"""A die whose nearest vertical surface (:func:`support_reach`) is farther than this, in die edges, is
+not called ``leaning`` (decision 0739): nothing is there to lean on, so the next likeliest invalid pose
+is its reason. Leaning dice measured up to 1.01 (held-out renders), the cocked die of seed 359 at 1.21."""
+
+
+def support_reach(features: npt.ArrayLike) -> float:
+    """Distance from a die to the nearest vertical surface it could lean on, in die edges, from its
+    :func:`die_features`: the rails and the bar (the edge of the playing surface; on the raised
+    hypothesis too when checkers are under or beside the die), the side of the nearest expected
+    checker, the nearest other die (centre distance less one edge)."""
+    f = np.asarray(features, dtype=np.float64).reshape(-1)
+    if f.shape != (N_FEATURES,):
+        raise VisionError(f"die features must have {N_FEATURES} entries, got {f.shape}")
+    at = FEATURE_NAMES.index
+    walls = float(f[at("inside_cm")])
+    if f[at("chk_n")] > 0:
+        walls = min(walls, float(f[at("inside_hi_cm")]))
+    return min(walls, float(f[at("chk_rim")]), float(f[at("die_near")]) - 1.0)
+
+
+def _likeliest_invalid(p: npt.NDArray[np.float64], reach: float | None) -> str:
+    """The most likely invalid pose class; not ``leaning`` when nothing is within :data:`LEAN_REACH`."""
+    invalid = [i for i in range(len(POSE_CLASSES)) if POSE_CLASSES[i] not in VALID_CLASSES
+               and not (POSE_CLASSES[i] == "leaning" and reach is not None and reach > LEAN_REACH)]
+    return POSE_CLASSES[max(invalid, key=lambda i: p[i])]
+
+
 def decide(pose_p: npt.ArrayLike, half: Literal["left", "right"] | None, rolled_half: str | None = None,
-           valid_threshold: float = 0.5) -> tuple[str, float]:
+           valid_threshold: float = 0.5, reach: float | None = None) -> tuple[str, float]:
     """Reason and valid_p from the pose probabilities, by the priority of decision 0300:
     ``off_board``, ``wrong_side`` (when ``rolled_half`` is known), then the most likely pose class.
 
     A die judged invalid with ``valid_p`` just under the threshold keeps its most likely *invalid*
-    reason; ``valid_threshold`` trades catches for false alarms (docs/dice-validity.md)."""
+    reason; ``valid_threshold`` trades catches for false alarms (docs/dice-validity.md). ``reach``
+    (:func:`support_reach`), when known, rules ``leaning`` out beyond :data:`LEAN_REACH` (decision
+    0739); it changes the reason only, never whether the die is valid."""
     p = np.asarray(pose_p, dtype=np.float64).reshape(-1)
     if p.shape != (len(POSE_CLASSES),):
         raise VisionError(f"pose probabilities must have {len(POSE_CLASSES)} entries, got {p.shape}")
@@ -569,9 +601,7 @@ def decide(pose_p: npt.ArrayLike, half: Literal["left", "right"] | None, rolled_
         return "wrong_side", 0.0
     if valid_p >= valid_threshold:
         return ("flat_board" if p[0] >= p[1] else "on_checker"), valid_p
-    invalid = [i for i in range(len(POSE_CLASSES)) if POSE_CLASSES[i] not in VALID_CLASSES]
-    best = max(invalid, key=lambda i: p[i])
-    return POSE_CLASSES[best], valid_p
+    return _likeliest_invalid(p, reach), valid_p
 
 
 DOUBT_VALID_P = 0.3
@@ -600,9 +630,7 @@ def with_readers_doubt(verdict: DieValidity, value_p: npt.ArrayLike,
     if verdict.reason not in VALID_CLASSES or verdict.valid_p >= valid_p_below or float(q.max()) >= value_p_below:
         return verdict
     p = np.asarray(verdict.pose_p, dtype=np.float64)
-    invalid = [i for i in range(len(POSE_CLASSES)) if POSE_CLASSES[i] not in VALID_CLASSES]
-    best = max(invalid, key=lambda i: p[i])
-    return DieValidity(POSE_CLASSES[best], verdict.valid_p, verdict.pose_p, verdict.half, verdict.board_xy)
+    return replace(verdict, reason=_likeliest_invalid(p, verdict.reach))
 
 
 class DieValidityClassifier:
@@ -657,8 +685,10 @@ class DieValidityClassifier:
         """One verdict from two looks at the same die (the pose probabilities averaged); the place and
         half are the first look's."""
         p = np.asarray((first.pose_p + second.pose_p) / 2, dtype=np.float32)
-        reason, valid_p = decide(p, first.half, rolled_half, self.valid_threshold)
-        return DieValidity(reason, valid_p, p, first.half, first.board_xy)
+        reaches = [r for r in (first.reach, second.reach) if r is not None]
+        reach = min(reaches) if reaches else None  # a surface within reach of either look may be leant on
+        reason, valid_p = decide(p, first.half, rolled_half, self.valid_threshold, reach)
+        return DieValidity(reason, valid_p, p, first.half, first.board_xy, reach)
 
     def judge(self, image: U8, profile: CalibrationProfile, boxes_xyxy: Sequence[Sequence[float]],
               point_counts: Sequence[int] | None = None, rolled_half: str | None = None,
@@ -675,9 +705,10 @@ class DieValidityClassifier:
         crops = self.crops(arr, profile, boxes_xyxy, die_cm)
         probs = self.predict(crops, feats)
         out = []
-        for b, p in zip(boxes_xyxy, probs, strict=True):
+        for b, p, f in zip(boxes_xyxy, probs, feats, strict=True):
             xy = die_board_xy(profile, b, die_cm)
             half = half_of(profile, xy)
-            reason, valid_p = decide(p, half, rolled_half, self.valid_threshold)
-            out.append(DieValidity(reason, valid_p, p, half, xy))
+            reach = support_reach(f)
+            reason, valid_p = decide(p, half, rolled_half, self.valid_threshold, reach)
+            out.append(DieValidity(reason, valid_p, p, half, xy, reach))
         return out

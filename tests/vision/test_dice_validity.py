@@ -20,6 +20,7 @@ from vision.dice_validity import (
     DOUBT_VALUE_P,
     FEATURE_NAMES,
     HIDDEN_FACE,
+    LEAN_REACH,
     N_FEATURES,
     POSE_CLASSES,
     RECT_SHIFT,
@@ -40,6 +41,7 @@ from vision.dice_validity import (
     flat_die_boxes,
     hidden_fraction,
     rectified_crop,
+    support_reach,
     top_face_crop,
     with_readers_doubt,
 )
@@ -155,6 +157,43 @@ def test_reasons_follow_the_priority_of_decision_0300() -> None:
         decide([0.5, 0.5], "right")
 
 
+def test_a_die_with_nothing_within_reach_to_lean_on_is_not_called_leaning() -> None:
+    """Decision 0739: RG19 4.1.4.3's vertical-support test needs a surface; with none within
+    LEAN_REACH die edges the next likeliest invalid pose is the reason. Only the reason changes: the
+    verdict (valid or not) and P(valid) stay."""
+    pose = np.array([0.0, 0.01, 0.2, 0.75, 0.02, 0.01, 0.01])
+    assert decide(pose, "right", "right", 0.03) == ("leaning", pytest.approx(0.01))
+    assert decide(pose, "right", "right", 0.03, reach=LEAN_REACH - 0.05)[0] == "leaning"  # the rail is there
+    reason, valid_p = decide(pose, "right", "right", 0.03, reach=LEAN_REACH + 0.05)
+    assert reason == "cocked" and valid_p == pytest.approx(0.01)
+    assert decide(pose, "right", "right", 0.5, reach=None)[0] == "leaning"  # not measured: the model's word
+    valid = np.array([0.6, 0.0, 0.1, 0.3, 0.0, 0.0, 0.0])
+    assert decide(valid, "right", "right", 0.5, reach=5.0)[0] == "flat_board"  # never changes validity
+    # the readers' doubt (decision 0725) takes the likeliest invalid pose by the same rule
+    weak = DieValidity("flat_board", 0.1, np.array([0.1, 0.0, 0.15, 0.7, 0.03, 0.01, 0.01], np.float32),
+                       "right", (10.0, 0.0), reach=2.0)
+    assert with_readers_doubt(weak, [0.4, 0.3, 0.1, 0.1, 0.05, 0.05]).reason == "cocked"
+    assert with_readers_doubt(replace(weak, reach=0.5), [0.4, 0.3, 0.1, 0.1, 0.05, 0.05]).reason == "leaning"
+
+
+def test_support_reach_is_the_distance_to_the_nearest_rail_checker_side_or_other_die() -> None:
+    lab, _ = samples()[0]
+    profile = sample_profile(lab)
+    dims, s = profile.dims, 1.8
+    x = dims.bar_width / 2 + dims.half_width / 2  # mid-way across the right half
+    empty = [0] * 24
+    for d_cm in (1.0, 2.0, 3.5):  # the die's centre this far from the near rail
+        box = flat_die_boxes(profile, (x, -dims.play_depth / 2 + d_cm), s, 0.0)[0]
+        reach = support_reach(die_features(profile, box, [box], empty, s))
+        assert reach == pytest.approx(d_cm / s, abs=0.15), (d_cm, reach)
+    mid = flat_die_boxes(profile, (x, 0.0), s, 0.0)[0]
+    assert support_reach(die_features(profile, mid, [mid], empty, s)) >= 3.0  # mid-board: nothing near (the cues cap at 3)
+    beside = flat_die_boxes(profile, (x + 1.2 * s, 0.0), s, 0.0)[0]
+    assert support_reach(die_features(profile, mid, [mid, beside], empty, s)) == pytest.approx(0.2, abs=0.15)
+    with pytest.raises(VisionError, match="features"):
+        support_reach([1.0, 2.0])
+
+
 def test_bad_boxes_and_missing_models_say_what_to_do(tmp_path: Path) -> None:
     lab, img = samples()[0]
     profile = sample_profile(lab)
@@ -168,6 +207,20 @@ def test_bad_boxes_and_missing_models_say_what_to_do(tmp_path: Path) -> None:
     bad.write_bytes(b"not a model")
     with pytest.raises(ModelMissingError, match="cannot be loaded"):
         DieValidityClassifier(bad)
+
+
+def test_seed_359s_cocked_die_with_no_surface_near_is_judged_cocked_not_leaning() -> None:
+    """Seed 359 (held out, navy-leather, 55 degrees), frame 578: the injected cocked die, a 1 on an edge
+    1.2 die edges from the near rail with no checker or die near. The validity model says leaning (P
+    0.75, cocked 0.23) and the roll was alerted as ROLL_INVALID_VERTICAL_SUPPORT. With nothing within
+    reach to lean on (decision 0739) the recognizer's reason is cocked."""
+    rec, image, _, boxes, i, j = _two_dice_located("cocked-die-seed359", (915, 500), (707, 118))
+    observed, verdicts = rec.read_dice(image, boxes, rolled_half="right")
+    assert verdicts[i].reach is not None and verdicts[i].reach > LEAN_REACH
+    assert verdicts[i].reason == "cocked" and observed[i].reason == "cocked" and observed[i].valid_p < 0.5
+    # near miss: the model's own likeliest pose is leaning
+    assert POSE_CLASSES[int(np.argmax(verdicts[i].pose_p))] == "leaning"
+    assert verdicts[j].reason == "flat_board" and observed[j].valid_p > 0.5
 
 
 @pytest.mark.skipif(not MODEL.is_file(), reason="models/die_validity.onnx not trained yet (models/train_die_validity.py)")

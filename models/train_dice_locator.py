@@ -34,7 +34,7 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from vision.dice_locator import INPUT_SCALE, STRIDE, DiceLocator, encode_targets, normalise  # noqa: E402
+from vision.dice_locator import CONTRAST_KEY, INPUT_SCALE, STRIDE, DiceLocator, encode_targets, normalise  # noqa: E402
 
 SEED = 20261122
 WIN = 224
@@ -273,13 +273,14 @@ def mine(data: list[dict[str, object]], onnx_path: Path, threshold: float = 0.3)
 
     sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
     name = sess.get_inputs()[0].name
+    contrast = float(sess.get_modelmeta().custom_metadata_map.get(CONTRAST_KEY, "1"))  # as the run time sees
     t0 = time.time()
     n_hard = n_false = 0
     for d in data:
         scores_all = []
         for i, img in enumerate(d["images"]):  # type: ignore[arg-type]
             h, w = img.shape[:2]
-            out = sess.run(None, {name: normalise(img, -(-w // 8) * 8, -(-h // 8) * 8)})[0][0]
+            out = sess.run(None, {name: normalise(img, -(-w // 8) * 8, -(-h // 8) * 8, contrast)})[0][0]
             heat = 1.0 / (1.0 + np.exp(-out[0]))
             sc = []
             for b in d["boxes"][i]:  # type: ignore[index]
@@ -458,6 +459,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="extra sampling weight of a die the mined model scores under 0.5")
     ap.add_argument("--mine-onnx", type=Path, default=None,
                     help="locator to mine hard dice and false peaks with (default: --init-onnx; none: no mining)")
+    ap.add_argument("--width", type=int, default=32,
+                    help="channels at stride 4 (twice that at stride 8); 32 is the committed network's")
     ap.add_argument("--threshold", type=float, default=None, help="heatmap threshold for --eval-only")
     ap.add_argument("--die-share", type=float, default=0.6, help="share of windows centred near a die")
     ap.add_argument("--lookalike-share", type=float, default=0.25,
@@ -495,7 +498,7 @@ def main(argv: list[str] | None = None) -> int:
         mine(data, mine_onnx)
     dice = die_table(data, args.one_boost, args.hard_boost)
 
-    model = LocatorNet()
+    model = LocatorNet(args.width)
     if args.init_onnx is not None:
         load_onnx_weights(model, args.init_onnx)
     n_params = sum(p.numel() for p in model.parameters())
@@ -549,7 +552,7 @@ def main(argv: list[str] | None = None) -> int:
                "training_frames": n_frames, "training_dice": n_dice,
                "training_folders": {str(d["names"][0]).split("/frames/")[0].split("/")[-1]: len(d["images"])  # type: ignore[index,arg-type]
                                     for d in data if len(d["names"])},  # type: ignore[arg-type]
-               "steps": args.steps, "batch": args.batch, "window": WIN, "lr": args.lr,
+               "steps": args.steps, "batch": args.batch, "width": args.width, "window": WIN, "lr": args.lr,
                "heldout": held, "video": video, "one_boost": args.one_boost, "hard_boost": args.hard_boost,
                "mined_with": str(mine_onnx) if mine_onnx is not None else None, "train_seconds": round(train_seconds, 1),
                "total_seconds": round(time.time() - t_start, 1), "onnx_vs_torch_max_abs_diff": max_diff,

@@ -21,7 +21,8 @@ training script so both see the same pixels.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.errors import ModelMissingError
 from vision.images import colour_frame
 from vision.onnx import MODELS_DIR, load_session
 
@@ -39,7 +41,12 @@ STRIDE = 4
 PAD_TO = 8
 """The network input's sides are padded to a multiple of this."""
 MEAN, STD = 0.5, 0.25
-"""Input normalisation: ``(pixel / 255 - MEAN) / STD``, BGR channel order."""
+"""Input normalisation: ``(pixel / 255 - MEAN) / STD``, BGR channel order (with the model's input
+contrast: ``contrast * (pixel / 255 - MEAN) / STD``)."""
+CONTRAST_KEY = "input_contrast"
+"""ONNX metadata key: the contrast about mid-grey the model's input is given at run time (default 1, the
+training's own; chosen on frames the model was not trained on by ``models/calibrate_locator_contrast.py``,
+decision 0740)."""
 
 SETTLED_SCALES = (1.0, 1.25)
 """The frame sizes (relative) a settled frame is looked at; boxes of all looks are merged."""
@@ -58,28 +65,43 @@ F64 = npt.NDArray[np.float64]
 Box = tuple[float, float, float, float]
 
 
+def input_contrast(meta: Mapping[str, str], path: str | Path) -> float:
+    """The model's input contrast from its ONNX metadata (:data:`CONTRAST_KEY`; 1 when absent). A value
+    that is no number in 0.2-2 -> :class:`ModelMissingError` naming the model and how to mend it."""
+    text = meta.get(CONTRAST_KEY, "1")
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.2 <= value <= 2.0:  # (nan fails too)
+        raise ModelMissingError(f"{path}: metadata {CONTRAST_KEY}={text!r} is not a number in 0.2-2; set it again with "
+                                f"python models/calibrate_locator_contrast.py FRAMES --write, or {REBUILD_HINT}")
+    return value
+
+
 def input_size(width: int, height: int, scale: float = INPUT_SCALE) -> tuple[int, int, int, int]:
     """(scaled width, scaled height, padded width, padded height) of the network input."""
     sw, sh = int(round(width * scale)), int(round(height * scale))
     return sw, sh, -(-sw // PAD_TO) * PAD_TO, -(-sh // PAD_TO) * PAD_TO
 
 
-def prepare(image: U8, scale: float = INPUT_SCALE) -> F32:
-    """BGR frame ``H x W x 3`` -> network input ``1 x 3 x H' x W'`` (scaled, padded, normalised)."""
+def prepare(image: U8, scale: float = INPUT_SCALE, contrast: float = 1.0) -> F32:
+    """BGR frame ``H x W x 3`` -> network input ``1 x 3 x H' x W'`` (scaled, padded, normalised;
+    ``contrast``: about mid-grey, see :data:`CONTRAST_KEY`)."""
     arr = colour_frame(image)
     h, w = arr.shape[:2]
     sw, sh, pw, ph = input_size(w, h, scale)
     small = np.asarray(cv2.resize(arr, (sw, sh), interpolation=cv2.INTER_AREA), dtype=np.uint8) if (sw, sh) != (w, h) else arr
-    return normalise(small, pw, ph)
+    return normalise(small, pw, ph, contrast)
 
 
-def normalise(small: U8, pw: int | None = None, ph: int | None = None) -> F32:
+def normalise(small: U8, pw: int | None = None, ph: int | None = None, contrast: float = 1.0) -> F32:
     """Scaled BGR image -> ``1 x 3 x ph x pw`` float32 (zero padding right and bottom after normalising)."""
     sh, sw = small.shape[:2]
     pw = sw if pw is None else pw
     ph = sh if ph is None else ph
     out = np.zeros((1, 3, ph, pw), dtype=np.float32)
-    out[0, :, :sh, :sw] = ((small.astype(np.float32) * (1.0 / 255.0) - MEAN) * (1.0 / STD)).transpose(2, 0, 1)
+    out[0, :, :sh, :sw] = ((small.astype(np.float32) * (1.0 / 255.0) - MEAN) * (contrast / STD)).transpose(2, 0, 1)
     return out
 
 
@@ -165,11 +187,12 @@ class DiceLocator:
         self.threshold = threshold
         self.max_dice = max_dice
         self.scales = tuple(scales)
+        self.contrast = input_contrast(self._session.get_modelmeta().custom_metadata_map, path)
 
     def heatmaps(self, image: U8, scale: float = 1.0) -> tuple[F32, F32]:
         """The raw outputs for one frame looked at ``scale`` times its size: heat logits ``H x W`` and
         regression ``4 x H x W``."""
-        out = np.asarray(self._session.run(None, {self._input: prepare(image, INPUT_SCALE * scale)})[0], dtype=np.float32)
+        out = np.asarray(self._session.run(None, {self._input: prepare(image, INPUT_SCALE * scale, self.contrast)})[0], dtype=np.float32)
         return out[0, 0], out[0, 1:5]
 
     def locate(self, image: U8, scales: Sequence[float] | None = None,

@@ -356,7 +356,8 @@ def test_a_flat_die_the_locator_boxed_short_is_judged_flat() -> None:
     """Seed 322 (held out, navy-leather, a low camera), frame 7825: a flat 2 whose box the locator cut
     short (its front face left out) was judged cocked at P(valid) 0.01 and the roll called invalid.
     The recognizer judges it also from the refined box and averages: flat. Near miss: the locator's
-    box alone still says cocked."""
+    box alone still says cocked. (The box cut short is the locator's at the contrast it was trained at;
+    at its own input contrast, decision 0740, its box already gives flat.)"""
     from server.pipeline import profile_from_sim_camera
     from vision.recognizer import FrameRecognizer
 
@@ -364,6 +365,10 @@ def test_a_flat_die_the_locator_boxed_short_is_judged_flat() -> None:
     image = cv2.imread(str(data / "flat-die-boxed-short.jpg"))
     profile = profile_from_sim_camera(json.loads((data / "die-one-boxed-low.camera.json").read_text()))
     rec = FrameRecognizer(profile)
+    own = rec.locate_dice(image)
+    mine = [b for b in own if np.hypot((b[0] + b[2]) / 2 - 775.5, (b[1] + b[3]) / 2 - 474.9) < 14]
+    assert len(mine) == 1 and rec.validity.judge(image, profile, own)[own.index(mine[0])].reason == "flat_board"
+    rec.locator.contrast = 1.0
     boxes = rec.locate_dice(image)
     near = [i for i, b in enumerate(boxes) if np.hypot((b[0] + b[2]) / 2 - 775.5, (b[1] + b[3]) / 2 - 474.9) < 14]
     assert len(near) == 1

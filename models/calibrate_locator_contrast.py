@@ -65,9 +65,9 @@ def main(argv: list[str] | None = None) -> int:
         loc.contrast = c
         print(f"contrast {c}:", flush=True)
         out = evaluate(loc, a.folders)
-        tp = sum(round(v["recall"] * v["dice_half_visible"]) for v in out.values())  # type: ignore[index,operator]
-        n = sum(v["dice_half_visible"] for v in out.values())  # type: ignore[index,misc]
-        fp = sum(v["false_positives"] for v in out.values())  # type: ignore[index,misc]
+        tp = sum(round(v["recall"] * v["dice_half_visible"]) for v in out.values())
+        n = sum(v["dice_half_visible"] for v in out.values())
+        fp = sum(v["false_positives"] for v in out.values())
         results[c] = (tp / max(n, 1), tp / max(tp + fp, 1))
         print(f"  all: recall {results[c][0]:.4f}, precision {results[c][1]:.4f}", flush=True)
         if a.video:

@@ -675,6 +675,8 @@ class FramePipeline:
                 continue  # found at this place for 2 s, before any throw: something on the table
             if not known and self._too_small(box):
                 continue  # far smaller than a die lying there would look: not a die arriving
+            if not known and self._at_frame_edge(box):
+                continue  # dice are thrown onto the board: by the frame's edge, an arm coming or going
             if not known and table[k]:
                 continue  # part of the quiet table (a checker's edge, the cube): not a die that arrived
             if not known and (hand_present or self.motion.changed_in(hand_lately, box) > 0.3):
@@ -772,6 +774,15 @@ class FramePipeline:
                     box = sized
                 out.append(box)
                 break
+
+    def _at_frame_edge(self, box: Box) -> bool:
+        """The box lies within half its side of the frame's edge (session 39, seed 359 frame 1383: as the
+        near player's arm left the frame after he tapped the bar, a box at its edge, 6 px from the
+        bottom of the frame, was taken for a die thrown; it took the track of a die his hand had hidden,
+        which was then seen coming to rest anew as a roll on the wrong side)."""
+        w, h = self.profile.image_size
+        margin = 0.5 * max(box[2] - box[0], box[3] - box[1])
+        return box[0] < margin or box[1] < margin or box[2] > w - margin or box[3] > h - margin
 
     def _die_sized(self, box: Box) -> Box:
         """A box of the size the followed dice show at the box's place (the default die's until three

@@ -1064,6 +1064,27 @@ def test_a_new_die_far_smaller_than_the_dice_seen_there_is_no_die():
     assert not pipe._too_small(box(0.9))
 
 
+def test_a_new_die_by_the_frames_edge_is_an_arm_not_a_die():
+    """Session 39, seed 359 frame 1383 (held out, navy leather): as the near player's arm left the frame
+    after the bar tap, the locator gave a 22 x 23 box 6 px from the frame's bottom; it was taken for a
+    die thrown, took the track of a die his hand had hidden, and the dice were then seen coming to rest
+    anew as a roll on the wrong side (a false invalid roll). A new box within half its side of the
+    frame's edge is refused; it is taken a die's side further in (near miss)."""
+    from server.pipeline import FramePipeline
+
+    profile = load_profile(CAMERA)
+    w, h = profile.image_size
+    arm = (688.0, h - 29.0, 710.0, h - 6.0)
+    inside = (688.0, h - 52.0, 710.0, h - 29.0)
+    for box, taken in ((arm, False), (inside, True), ((3.0, 300.0, 27.0, 324.0), False), ((w - 20.0, 5.0, w - 2.0, 23.0), False)):
+        pipe = FramePipeline(profile, recognizer=_FixedLocator([box]))  # type: ignore[arg-type]
+        assert pipe._at_frame_edge(box) is not taken
+    pipe = FramePipeline(profile, recognizer=_FixedLocator([arm]))  # type: ignore[arg-type]
+    assert pipe.locate_dice(np.zeros((h, w, 3), np.uint8)) == []
+    pipe = FramePipeline(profile, recognizer=_FixedLocator([inside]))  # type: ignore[arg-type]
+    assert pipe.locate_dice(np.zeros((h, w, 3), np.uint8)) == [inside]
+
+
 def test_a_die_with_a_hand_next_to_it_is_not_looked_at():
     """A hand carrying a checker past a resting die shifts its box without the die moving; the
     pipeline does not pass such a die to the tracker that frame (it was read as a new roll)."""

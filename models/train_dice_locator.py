@@ -34,7 +34,7 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from vision.dice_locator import CONTRAST_KEY, INPUT_SCALE, STRIDE, DiceLocator, encode_targets, normalise  # noqa: E402
+from vision.dice_locator import INPUT_SCALE, STRIDE, DiceLocator, encode_targets, input_contrast, normalise  # noqa: E402
 
 SEED = 20261122
 WIN = 224
@@ -273,7 +273,7 @@ def mine(data: list[dict[str, object]], onnx_path: Path, threshold: float = 0.3)
 
     sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
     name = sess.get_inputs()[0].name
-    contrast = float(sess.get_modelmeta().custom_metadata_map.get(CONTRAST_KEY, "1"))  # as the run time sees
+    contrast = input_contrast(sess.get_modelmeta().custom_metadata_map, onnx_path)  # as the run time sees
     t0 = time.time()
     n_hard = n_false = 0
     for d in data:

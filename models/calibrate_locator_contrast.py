@@ -60,20 +60,20 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         raise SystemExit(f"--contrasts {a.contrasts!r}: give numbers separated by commas, e.g. 1,0.9,0.8") from None
     results: dict[float, tuple[float, float]] = {}
+    loc = DiceLocator(a.model)
+    now = loc.contrast
     for c in contrasts:
-        loc = DiceLocator(a.model)
         loc.contrast = c
         print(f"contrast {c}:", flush=True)
         out = evaluate(loc, a.folders)
-        tp = sum(round(v["recall"] * v["dice_half_visible"]) for v in out.values())
         n = sum(v["dice_half_visible"] for v in out.values())
+        tp = n - sum(v["missed"] for v in out.values())
         fp = sum(v["false_positives"] for v in out.values())
         results[c] = (tp / max(n, 1), tp / max(tp + fp, 1))
         print(f"  all: recall {results[c][0]:.4f}, precision {results[c][1]:.4f}", flush=True)
         if a.video:
             evaluate_video(loc, a.video)
     best = choose(results, a.max_recall_loss)
-    now = DiceLocator(a.model).contrast
     print(f"chosen contrast {best} (recall {results[best][0]:.4f}, precision {results[best][1]:.4f}); "
           f"the model's now: {now}")
     if a.write:

@@ -30,6 +30,13 @@ FRAMES = sorted(SIM.glob("*.json"))
 needs_model = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason=f"{DEFAULT_MODEL} not built yet")
 
 
+def as_trained(model_path: Path) -> DiceLocator:
+    """The locator given its input at the contrast it was trained at (1), not its metadata's (decision 0740)."""
+    loc = DiceLocator(model_path)
+    loc.contrast = 1.0
+    return loc
+
+
 def label_dice(path: Path) -> list[dict]:
     lab = json.loads(path.read_text())
     return [o for o in lab["objects"] if o["kind"] == "die" and o["box_xyxy"] is not None]
@@ -222,9 +229,7 @@ def test_the_second_look_finds_a_white_die_on_walnut_the_frame_size_look_misses(
     # the frame-size look alone, given the contrast the model was trained at, misses the first one (what
     # the second look did before); at the model's own input contrast (decision 0740) it scores 0.21
     x, y = 149, 167
-    as_trained = DiceLocator(rec.locator.model_path)
-    as_trained.contrast = 1.0
-    alone = as_trained.locate(image, scales=(1.0,), roi=(x - 80, y - 80, x + 80, y + 80), threshold=0.2)
+    alone = as_trained(rec.locator.model_path).locate(image, scales=(1.0,), roi=(x - 80, y - 80, x + 80, y + 80), threshold=0.2)
     assert len(alone) == 0
     assert len(rec.locator.locate(image, scales=(1.0,), roi=(x - 80, y - 80, x + 80, y + 80), threshold=0.2)) == 1
 
@@ -252,9 +257,7 @@ def test_the_second_look_tries_a_second_phase_of_the_grid() -> None:
     assert near_die(rec.look_again(image, (x, y), 80.0, 0.2))
     # near miss at the contrast the model was trained at (its own input contrast, decision 0740, finds
     # the die in the one window at 0.21)
-    as_trained = DiceLocator(rec.locator.model_path)
-    as_trained.contrast = 1.0
-    alone = as_trained.locate(image, scales=(1.0, 1.25), roi=(int(x - 80), int(y - 80), int(x + 80), int(y + 80)), threshold=0.2)
+    alone = as_trained(rec.locator.model_path).locate(image, scales=(1.0, 1.25), roi=(int(x - 80), int(y - 80), int(x + 80), int(y + 80)), threshold=0.2)
     assert not near_die(alone.as_list())
 
 
@@ -408,6 +411,4 @@ def test_a_white_one_on_walnut_is_found_at_the_models_input_contrast(locator: Di
 
     assert locator.contrast < 1.0
     assert found(locator) == [True, True]
-    as_trained = DiceLocator(locator.model_path)
-    as_trained.contrast = 1.0
-    assert found(as_trained) == [False, True]
+    assert found(as_trained(locator.model_path)) == [False, True]

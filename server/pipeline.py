@@ -552,6 +552,14 @@ class PipelineConfig:
     boxes from this score (the locator's own threshold is 0.35; 0: no second look)."""
     second_look_px: float = 80.0
     """How far from a rolling die's last place the second look goes (one at rest: ``rest_claim_px``)."""
+    pair_min_ratio: float = 1.1
+    """A lone die of a throw whose box is this many times the size the followed dice show at its place
+    (:meth:`FramePipeline._die_ratio`) is looked at closer for two dice touching
+    (:meth:`FramePipeline._look_closer`; 0: never). Seed 358's pair showed 1.14 (a box of 1.05 of the
+    default die there, the match's dice 0.92)."""
+    pair_apart_frac: float = 0.4
+    """Two peaks of the closer look are two dice when their centres lie this share of their boxes' side
+    apart or more."""
     rest_claim_px: float = 20.0
     """A die at rest claims only a box this close (frame pixels; a die is about 25 px across at
     720p): a resting die does not jump; one taken away without a hand in view would otherwise
@@ -720,7 +728,11 @@ class FramePipeline:
             lone_thrown = (self.config.max_dice == 2 and len(out) == 1 and not hand_present
                            and any(math.dist(_centre(out[0]), c) <= self.config.rest_claim_px for c in self.tracker.thrown_dice()))
             n_followed = len(self.tracker.followed_dice())
-            if lone_thrown and n_followed <= 1:
+            if lone_thrown and (n_followed <= 1 or (n_followed == 2 and all(
+                    out[0][0] <= c[0] <= out[0][2] and out[0][1] <= c[1] <= out[0][3] for c in self.tracker.followed_dice()))):
+                # (two followed dice inside the one box: the pair it held, seen apart before)
+                self._look_closer(image, out)
+            if lone_thrown and n_followed <= 1 and len(out) == 1:
                 # one die of a throw found (seen rolling), and no other followed: the other may lie by
                 # it, scored under the locator's threshold (seed 321: the 1 by its throw's 4, and the
                 # roll taken as unseen; seed 322: a 6 touching its 4, half on a red point's tip, 0.21).
@@ -774,6 +786,26 @@ class FramePipeline:
                     box = sized
                 out.append(box)
                 break
+
+    def _look_closer(self, image: U8, out: list[Box]) -> None:
+        """One die of a throw found, in a box ``pair_min_ratio`` times the size the dice show at its place
+        or more: the box may hold both dice, touching (seed 358 frame 765: a 5 and a 3 corner to corner,
+        seen apart in flight, one box 36 x 39 px where a die shows about 27; the 3 was read, the 5 never
+        followed, and the roll was taken as unseen). The locator looks closer at the box
+        (:meth:`FrameRecognizer.look_closer`); two peaks inside it in one window, apart by ``pair_apart_frac`` of their
+        sides or more, each differing from the quiet table, are the two dice."""
+        need = self.config.pair_min_ratio
+        if need <= 0 or len(out) != 1 or self._die_ratio(out[0]) < need * self._followed_scale(1.0):
+            return
+        for found in self.recognizer.look_closer(image, out[0], self.config.second_look_score):
+            if len(found) < 2:
+                continue
+            a, b = found[:2]
+            side = (max(a[2] - a[0], a[3] - a[1]) + max(b[2] - b[0], b[3] - b[1])) / 2
+            if (math.dist(_centre(a), _centre(b)) >= self.config.pair_apart_frac * side
+                    and self._differs_from_table(image, a) and self._differs_from_table(image, b)):
+                out[:] = [(a[0], a[1], a[2], a[3]), (b[0], b[1], b[2], b[3])]
+                return
 
     def _at_frame_edge(self, box: Box) -> bool:
         """The box lies within half its side of the frame's edge (session 39, seed 359 frame 1383: as the

@@ -749,6 +749,74 @@ def test_the_other_die_of_a_throw_is_looked_for_beside_the_one_found(case):
     assert bool(loc.looks) is (case in ("beside", "far"))
 
 
+class _TouchingPair(_FaintDie):
+    """A locator that finds one box, and ``pair`` inside it when it looks closer."""
+
+    def __init__(self, box: tuple[float, float, float, float], pair: list[tuple[float, float, float, float]]) -> None:
+        super().__init__([])
+        self.boxes = [box]
+        self.pair = pair
+        self.closer: list[tuple[float, float, float, float]] = []
+
+    def look_closer(self, image: Any, box: tuple[float, float, float, float],
+                    threshold: float) -> list[list[tuple[float, float, float, float]]]:
+        self.closer.append(box)
+        return [[], list(self.pair)]  # (the first window of the grid found nothing)
+
+
+@pytest.mark.parametrize("case", ["pair", "die-sized box", "peaks close", "one peak shows the table", "both followed",
+                                  "hand"])
+def test_one_box_too_large_for_a_lone_thrown_die_is_looked_at_closer_for_two_touching(case):
+    """Seed 358 frame 765 (walnut wood, 48 degrees): a 5 and a 3 landed corner to corner, seen apart in
+    flight; at rest the locator gave one box around both (36 x 39 px where a die shows about 27), the 3
+    was read, the 5 never followed, and the roll was taken as unseen (a question to the monitor). With
+    one die of a throw found and its box at least ``pair_min_ratio`` times a die's size there, the
+    locator looks closer (``FrameRecognizer.look_closer``): two peaks inside it, apart, each differing
+    from the quiet table, are the two dice; once both are followed inside a box found again, it is
+    looked at again. Near misses: a box of a die's size (no look), two peaks closer than
+    ``pair_apart_frac`` of their side, one peak on the quiet table, a hand over the table: one box."""
+    from server.pipeline import FramePipeline
+    from vision.observation import DieObservation
+
+    profile = load_profile(CAMERA)
+    table = np.full((720, 1280, 3), 90, np.uint8)
+    probe = FramePipeline(profile, recognizer=_FixedLocator([]))  # type: ignore[arg-type]
+    side = probe._flat_die_side((700.0, 330.0, 716.0, 346.0))
+    grow = 1.0 if case == "die-sized box" else 1.4
+    half = grow * side / 2
+    big = (708.0 - half, 338.0 - half, 708.0 + half, 338.0 + half)
+    q = 0.45 * side  # each die's half side
+    off = 0.1 * side if case == "peaks close" else 0.3 * side
+    a = (708.0 - off - q, 338.0 + off - q, 708.0 - off + q, 338.0 + off + q)
+    b = (708.0 + off - q, 338.0 - off - q, 708.0 + off + q, 338.0 - off + q)
+    image = table.copy()
+    for d in (a, b) if case != "one peak shows the table" else (a,):
+        cv2.rectangle(image, (int(d[0]), int(d[1])), (int(d[2]), int(d[3])), (250, 250, 250), -1)
+    loc = _TouchingPair(big, [a, b])
+    pipe = FramePipeline(profile, recognizer=loc)  # type: ignore[arg-type]
+    pipe._background = table.copy()
+    pipe.tracker.update(0, 0.0, dice=[], board=None)
+    pipe.tracker.update(1, 0.1, dice=[DieObservation(np.full(6, 1 / 6), (708.0, 250.0), None, None, "rolling")])
+    if case == "both followed":
+        pipe.tracker.update(1, 0.1, dice=[DieObservation(np.full(6, 1 / 6), (708.0, 250.0), None, None, "rolling"),
+                                          DieObservation(np.full(6, 1 / 6), (760.0, 250.0), None, None, "rolling")])
+        pipe.tracker.update(2, 0.2, dice=[DieObservation(np.full(6, 1 / 6), _centre_of(a)),
+                                          DieObservation(np.full(6, 1 / 6), _centre_of(b))])
+        assert len(pipe.tracker.followed_dice()) == 2
+    else:
+        pipe.tracker.update(2, 0.2, dice=[DieObservation(np.full(6, 1 / 6), (708.0, 338.0))])
+    if case == "hand":
+        pipe.hand_cue.hand_mask = np.zeros((720, 1280), np.uint8)
+        pipe.hand_cue.hand_mask[600:, 100:300] = 1
+    out = pipe.locate_dice(image)
+    assert out == ([a, b] if case in ("pair", "both followed") else [big])
+    assert bool(loc.closer) is (case not in ("die-sized box", "hand"))
+
+
+def _centre_of(box: tuple[float, float, float, float]) -> tuple[float, float]:
+    return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+
+
 @pytest.mark.parametrize("case", ["settled", "never followed", "moving frame", "quiet table", "too small", "box too small"])
 def test_a_die_lost_in_flight_is_looked_for_over_the_frame_when_the_other_rests(case):
     """Session 16, seed 321: the throw's 4 flew 360 px between two frames and landed on a walnut

@@ -740,14 +740,16 @@ class FramePipeline:
                 # it took the place of the next throw's die)
                 self._look_again(image, out, [_centre(out[0])], set(), hands, beside=True)
             if (lone_thrown and settled and len(out) == 1
-                    and (n_followed <= 1 or (n_followed == 2 and len(self.tracker.lost_dice()) == 1))):
+                    and (n_followed <= 1 or (n_followed == 2 and len(self.tracker.lost_dice()) == 1))
+                    and not self.tracker.taken_since_rest(_centre(out[0]))):
                 # one die of a throw at rest, the other never followed or lost in flight, and not found
                 # beside it or near its last place: a look over the whole frame at the second look's
                 # score (seed 321: a 4 on a walnut board's dark point at 0.33, 360 px from where it was
                 # last seen rolling; seed 322: a 4 at 0.32 never followed, 130 px from its 3; both
                 # rolls were taken as unseen). Settled frames only: the table is quiet, and what is new
                 # on it since it was last quiet is the die (the first settled frame: a recognition then
-                # takes what the locator did not find into the quiet table)
+                # takes what the locator did not find into the quiet table). Not when the other die lay
+                # at rest after this one came to rest and was then lifted (:meth:`Tracker.taken_since_rest`)
                 self._look_again(image, out, [_centre(out[0])], set(), hands, beside=True,
                                  radius=float(max(image.shape[0], image.shape[1])))
         return out

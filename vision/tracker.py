@@ -474,6 +474,19 @@ class Tracker:
         surer of has taken its place."""
         self._tracks = [tr for tr in self._tracks if tr.lifted or tr.appeared_at is None or tr.center != centre]
 
+    def taken_since_rest(self, centre: tuple[float, float]) -> bool:
+        """Whether another die was lifted with a hand over the table (taken up, or hidden by the hand)
+        after the followed die nearest ``centre`` last moved: that die was no die of its throw lost in
+        flight or never followed (seed 358 frame 9316: light's hand, playing his 4-4, covered one 4 a
+        while; the whole-frame look for "the other die" then found a checker edge he had moved and took
+        it for a die thrown, dark's premature roll). A die of the throw lost in flight is lifted, if at
+        all, with no hand over the table; the previous roll's dice were taken up before the throw."""
+        followed = [tr for tr in self._tracks if not tr.lifted]
+        if not followed:
+            return False
+        near = min(followed, key=lambda tr: math.dist(tr.center, centre))
+        return any(tr.lifted and tr.lifted_by_hand and tr.lifted_at > near.last_move for tr in self._tracks)
+
     def hidden_dice(self) -> list[tuple[float, float]]:
         """Where dice lifted at rest under a hand within ``back_s`` lay: one seen there again was only
         hidden (an arm moving checkers next to the dice, its fingers read at them)."""

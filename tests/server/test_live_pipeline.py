@@ -714,6 +714,12 @@ def test_a_followed_die_the_locator_misses_is_looked_for_again_at_a_lower_score(
     assert pipe.locate_dice(with_die) == [die] and loc.looks[0][1] == pipe.config.rest_claim_px
 
 
+def _hand_over_table(pipe: Any) -> None:
+    """The pipeline's hand cue sees a hand over the near part of the table."""
+    pipe.hand_cue.hand_mask = np.zeros((720, 1280), np.uint8)
+    pipe.hand_cue.hand_mask[600:, 100:300] = 1
+
+
 @pytest.mark.parametrize("case", ["beside", "far", "hand", "both found", "never moved"])
 def test_the_other_die_of_a_throw_is_looked_for_beside_the_one_found(case):
     """Session 15, seeds 321 and 322: a die by the other die of its throw (seed 322: a 6 touching the
@@ -742,8 +748,7 @@ def test_the_other_die_of_a_throw_is_looked_for_beside_the_one_found(case):
     pipe.tracker.update(1, 0.1, dice=[DieObservation(np.full(6, 1 / 6), start, None, None, "rolling")])
     pipe.tracker.update(2, 0.2, dice=[DieObservation(np.full(6, 1 / 6), (708.0, 338.0))])
     if case == "hand":
-        pipe.hand_cue.hand_mask = np.zeros((720, 1280), np.uint8)
-        pipe.hand_cue.hand_mask[600:, 100:300] = 1
+        _hand_over_table(pipe)
     out = pipe.locate_dice(image)
     assert out == ([found, faint] if case in ("beside", "both found") else [found])
     assert bool(loc.looks) is (case in ("beside", "far"))
@@ -806,8 +811,7 @@ def test_one_box_too_large_for_a_lone_thrown_die_is_looked_at_closer_for_two_tou
     else:
         pipe.tracker.update(2, 0.2, dice=[DieObservation(np.full(6, 1 / 6), (708.0, 338.0))])
     if case == "hand":
-        pipe.hand_cue.hand_mask = np.zeros((720, 1280), np.uint8)
-        pipe.hand_cue.hand_mask[600:, 100:300] = 1
+        _hand_over_table(pipe)
     out = pipe.locate_dice(image)
     assert out == ([a, b] if case in ("pair", "both followed") else [big])
     assert bool(loc.closer) is (case not in ("die-sized box", "hand"))

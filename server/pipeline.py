@@ -41,7 +41,7 @@ from calibration.profile import CalibrationProfile
 from vision.dice_detect import detect_dice
 from vision.dice_validity import DEFAULT_DIE_CM, die_board_xy, flat_die_boxes, half_of
 from vision.observation import DieObservation
-from vision.recognizer import FrameRecognizer, Recognition, die_px_range
+from vision.recognizer import FrameRecognizer, Recognition, box_holds, die_px_range
 from vision.tracker import (
     HandObservation,
     Motion,
@@ -727,9 +727,9 @@ class FramePipeline:
                                           if all(r != k for r, _ in pairs)], resting, hands)
             lone_thrown = (self.config.max_dice == 2 and len(out) == 1 and not hand_present
                            and any(math.dist(_centre(out[0]), c) <= self.config.rest_claim_px for c in self.tracker.thrown_dice()))
-            n_followed = len(self.tracker.followed_dice())
-            if lone_thrown and (n_followed <= 1 or (n_followed == 2 and all(
-                    out[0][0] <= c[0] <= out[0][2] and out[0][1] <= c[1] <= out[0][3] for c in self.tracker.followed_dice()))):
+            now_followed = self.tracker.followed_dice()
+            n_followed = len(now_followed)
+            if lone_thrown and (n_followed <= 1 or (n_followed == 2 and all(box_holds(out[0], c) for c in now_followed))):
                 # (two followed dice inside the one box: the pair it held, seen apart before)
                 self._look_closer(image, out)
             if lone_thrown and n_followed <= 1 and len(out) == 1:

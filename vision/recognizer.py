@@ -75,6 +75,23 @@ touching ones shows its own peak there more often than at the settled sizes (on 
 showed two peaks: the pipeline looks closer only at a box too large for one die)."""
 
 
+def box_holds(box: Sequence[float], xy: Sequence[float]) -> bool:
+    """Whether the point ``xy`` lies inside the box ``x0, y0, x1, y1`` (edges included)."""
+    return box[0] <= xy[0] <= box[2] and box[1] <= xy[1] <= box[3]
+
+
+def _grid_windows(region: Sequence[float], w: int, h: int) -> list[tuple[int, int, int, int]]:
+    """The windows a second look searches ``region`` (``x0, y0, x1, y1``, frame pixels) in: as given and
+    moved :data:`LOOK_SHIFT_PX` up and to the left (the locator's grid at two phases), clipped to the
+    ``w x h`` frame; a window under 16 px a side is left out."""
+    out = []
+    for shift in (0, LOOK_SHIFT_PX):
+        roi = (max(0, int(region[0]) - shift), max(0, int(region[1]) - shift), min(w, int(region[2])), min(h, int(region[3])))
+        if roi[2] - roi[0] >= 16 and roi[3] - roi[1] >= 16:
+            out.append(roi)
+    return out
+
+
 def die_px_range(profile: CalibrationProfile, die_cm: float = DEFAULT_DIE_CM) -> tuple[float, float]:
     """Smallest and largest die side (pixels) to expect on the surface: a die's top face projected
     at the far and near edge of both halves, with room for seeing its sides."""
@@ -197,11 +214,7 @@ class FrameRecognizer:
         # die plainly at rest by the bar scored 0.3 in a window starting at (522, 265) and under 0.2
         # in one a pixel up and to the left; the pipeline asked with the die's last centre, 601.99,
         # 344.83, and never found it)
-        for shift in (0, LOOK_SHIFT_PX):
-            roi = (max(0, int(centre[0] - radius) - shift), max(0, int(centre[1] - radius) - shift),
-                   min(w, int(centre[0] + radius)), min(h, int(centre[1] + radius)))
-            if roi[2] - roi[0] < 16 or roi[3] - roi[1] < 16:
-                continue
+        for roi in _grid_windows((centre[0] - radius, centre[1] - radius, centre[0] + radius, centre[1] + radius), w, h):
             found = self.locator.locate(arr, scales=SETTLED_SCALES, roi=roi, threshold=threshold)
             near = [math.dist(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), centre) <= radius for b in found.as_list()]
             boxes.append(found.boxes[near])
@@ -223,14 +236,9 @@ class FrameRecognizer:
         h, w = arr.shape[:2]
         m = max(box[2] - box[0], box[3] - box[1])
         out: list[list[Box]] = []
-        for shift in (0, LOOK_SHIFT_PX):
-            roi = (max(0, int(box[0] - m) - shift), max(0, int(box[1] - m) - shift),
-                   min(w, int(box[2] + m) + 1), min(h, int(box[3] + m) + 1))
-            if roi[2] - roi[0] < 16 or roi[3] - roi[1] < 16:
-                continue
+        for roi in _grid_windows((box[0] - m, box[1] - m, box[2] + m + 1, box[3] + m + 1), w, h):
             found = self.locator.locate(arr, scales=(CLOSE_SCALE,), roi=roi, threshold=threshold)
-            out.append([b for b in found.as_list()
-                        if box[0] <= (b[0] + b[2]) / 2 <= box[2] and box[1] <= (b[1] + b[3]) / 2 <= box[3]])
+            out.append([b for b in found.as_list() if box_holds(box, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2))])
         return out
 
     def _near_board_extent(self) -> tuple[float, float]:

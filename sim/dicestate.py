@@ -256,7 +256,12 @@ def geometric_label(world: World, die: int, rolled_half: str) -> str:
 
 
 # --------------------------------------------------------------------------- construction of rare states
-TARGETS = ("throw", "flat_board", "on_checker", "cocked", "leaning", "in_gap", "off_board", "wrong_side", "on_die")
+TARGETS = ("throw", "flat_board", "on_checker", "cocked", "leaning", "in_gap", "off_board", "wrong_side", "on_die",
+           "flat_against")
+"""What a scene's first die is put into (``throw``: left where the throw put it). ``flat_against``
+aims at ``flat_board`` with the die touching a vertical surface (:func:`_place_against`)."""
+TARGET_REASON = {"throw": None, "flat_against": "flat_board"}
+"""The physics reason a construction aims at, where it is not the target's own name."""
 
 
 def _free_spot(world: World, half: str, rng: np.random.Generator, clearance: float) -> tuple[float, float]:
@@ -370,6 +375,10 @@ def place_die(world: World, die: int, target: str, rolled_half: str, rng: np.ran
             world.set_pose(die, (x, y, h + 0.001), q)
     elif target == "leaning":
         _place_leaning(world, die, other, value, rolled_half, rng)
+    elif target == "flat_against":
+        # flat on the board touching (or nearly) a rail, the bar, a stack or the other die: valid
+        # under RG19 4.1.4.3 (nothing holds it up), the look-alike of `leaning`
+        _place_against(world, die, other, value, rolled_half, rng, 0.0, (0.0, 0.3))
     elif target == "in_gap":
         _place_in_gap(world, die, value, rolled_half, rng)
     else:
@@ -387,14 +396,50 @@ def _clear_of_checkers(world: World, xy: np.ndarray, radius: float, ignore: list
     return True
 
 
-def _place_leaning(world: World, die: int, other: int, value: int, half: str, rng: np.random.Generator) -> None:
-    """Lower edge on the board, the raised side against a rail, the bar, a stack of >= 2 or the
-    other die (tries several spots clear of other checkers)."""
+def _wall(world: World, other: int, half: str, rng: np.random.Generator, choice: str,
+          stacks: list[list[int]]) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """A vertical surface in ``half`` a die can touch: ``(normal, wall_pt, ignore)``, the wall's
+    outward normal (towards the die), a point on it, and the checkers of the stack it belongs to.
+    ``choice``: ``rail``, ``bar``, ``stack`` (a stack of ``stacks``) or ``die`` (the other die, put
+    flat at a free spot first)."""
     spec = world.spec
     s = spec.die
     x0, x1, y0, y1 = spec.half_rect(half)
-    # statics: a leaning die survives if friction >= (cot(tilt) - 1) / 2 (SIMULATOR-NOTES)
-    tilt = math.radians(float(rng.uniform(31.0, 44.0)))
+    ignore: list[int] = []
+    if choice == "stack" and not stacks:
+        choice = "rail"
+    if choice == "die":
+        x, y = _free_spot(world, half, rng, 3 * s)
+        world.set_pose(other, (x, y, s / 2 + 0.005), quat_for_top(int(rng.integers(1, 7)), 0.0))
+        ang = float(rng.choice([0.0, math.pi / 2, math.pi, -math.pi / 2]))
+        normal = np.array([math.cos(ang), math.sin(ang)])
+        wall_pt = np.array([x, y]) + normal * s / 2
+    elif choice == "stack":
+        st = stacks[int(rng.integers(len(stacks)))]
+        ignore = st
+        cp = world.pose(st[int(rng.integers(len(st)))])[0]
+        ang = float(rng.uniform(-math.pi, math.pi))
+        normal = np.array([math.cos(ang), math.sin(ang)])
+        wall_pt = cp[:2] + normal * spec.checker_d / 2
+    elif choice == "bar":
+        xb = x0 if half == "right" else x1
+        normal = np.array([1.0 if half == "right" else -1.0, 0.0])
+        wall_pt = np.array([xb, float(rng.uniform(y0 + 2, y1 - 2))])
+    else:
+        side = float(rng.choice([-1, 1]))
+        normal = np.array([0.0, -side])
+        wall_pt = np.array([float(rng.uniform(x0 + 1.5, x1 - 1.5)), side * spec.play_d / 2])
+    return normal, wall_pt, ignore
+
+
+def _place_against(world: World, die: int, other: int, value: int, half: str, rng: np.random.Generator,
+                   tilt: float, gap_cm: tuple[float, float]) -> None:
+    """The die against a vertical surface (:func:`_wall`): tilted by ``tilt`` about the wall's
+    horizontal axis, its outermost point ``gap_cm`` (uniform range) from the wall; tries several
+    spots clear of other checkers. A flat die (``tilt`` 0) turns to a random yaw half the time
+    (a corner towards the wall) and lies square to the wall otherwise."""
+    spec = world.spec
+    s = spec.die
     stacks = _stacks_in(world, half, 2)
     first = str(rng.choice(["rail", "bar", "stack", "die"]))
     centre = np.zeros(2)
@@ -402,40 +447,29 @@ def _place_leaning(world: World, die: int, other: int, value: int, half: str, rn
     h = s / 2
     for attempt in range(24):
         choice = first if attempt < 12 else str(rng.choice(["rail", "bar"]))
-        ignore: list[int] = []
-        if choice == "stack" and not stacks:
-            choice = "rail"
-        if choice == "die":
-            x, y = _free_spot(world, half, rng, 3 * s)
-            world.set_pose(other, (x, y, s / 2 + 0.005), quat_for_top(int(rng.integers(1, 7)), 0.0))
-            ang = float(rng.choice([0.0, math.pi / 2, math.pi, -math.pi / 2]))
-            normal = np.array([math.cos(ang), math.sin(ang)])
-            wall_pt = np.array([x, y]) + normal * s / 2
-        elif choice == "stack":
-            st = stacks[int(rng.integers(len(stacks)))]
-            ignore = st
-            cp = world.pose(st[int(rng.integers(len(st)))])[0]
-            ang = float(rng.uniform(-math.pi, math.pi))
-            normal = np.array([math.cos(ang), math.sin(ang)])
-            wall_pt = cp[:2] + normal * spec.checker_d / 2
-        elif choice == "bar":
-            xb = x0 if half == "right" else x1
-            normal = np.array([1.0 if half == "right" else -1.0, 0.0])
-            wall_pt = np.array([xb, float(rng.uniform(y0 + 2, y1 - 2))])
-        else:
-            side = float(rng.choice([-1, 1]))
-            normal = np.array([0.0, -side])
-            wall_pt = np.array([float(rng.uniform(x0 + 1.5, x1 - 1.5)), side * spec.play_d / 2])
+        normal, wall_pt, ignore = _wall(world, other, half, rng, choice, stacks)
         ang_n = math.atan2(normal[1], normal[0])
-        q = _tilted_quat(value, ang_n, ang_n + math.pi / 2, tilt)
+        if tilt == 0.0 and rng.random() < 0.5:
+            q = quat_for_top(value, float(rng.uniform(-math.pi, math.pi)))
+        else:
+            q = _tilted_quat(value, ang_n, ang_n + math.pi / 2, tilt)
         corners0 = die_corners(spec, np.zeros(3), q)
         h = float(-corners0[:, 2].min())
         reach = float(np.max(corners0[:, :2] @ -normal))
-        centre = wall_pt + normal * (reach + 0.005)
+        gap = gap_cm[0] if gap_cm[1] <= gap_cm[0] else float(rng.uniform(*gap_cm))
+        centre = wall_pt + normal * (reach + gap)
         if spec.half_of(float(centre[0]), float(centre[1])) == half and \
                 _clear_of_checkers(world, centre, s * 0.75, ignore):
             break
     world.set_pose(die, (centre[0], centre[1], h + 0.005), q)
+
+
+def _place_leaning(world: World, die: int, other: int, value: int, half: str, rng: np.random.Generator) -> None:
+    """Lower edge on the board, the raised side against a rail, the bar, a stack of >= 2 or the
+    other die."""
+    # statics: a leaning die survives if friction >= (cot(tilt) - 1) / 2 (SIMULATOR-NOTES)
+    tilt = math.radians(float(rng.uniform(31.0, 44.0)))
+    _place_against(world, die, other, value, half, rng, tilt, (0.005, 0.005))
 
 
 def _place_in_gap(world: World, die: int, value: int, half: str, rng: np.random.Generator) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.dicestate import TARGETS, DieLabel, geometric_label, physics_label, place_die
+from sim.dicestate import TARGET_REASON, TARGETS, DieLabel, geometric_label, physics_label, place_die
 from sim.layout import TableLayout
 from sim.physics import World, cube_face_up
 from sim.table import TableSpec
@@ -135,7 +135,8 @@ def make_scene(rng: np.random.Generator, *, mix: dict[str, float] | None = None,
             place_die(world, world.dice[0], target, rolled_half, rng)
             ok = world.settle()
             world.sleep_resting()
-            if physics_label(world, world.dice[0], rolled_half, run_erase=run_erase).reason == target:
+            if physics_label(world, world.dice[0], rolled_half, run_erase=run_erase).reason == \
+                    TARGET_REASON.get(target, target):
                 break
         settled = ok and settled
     world.sleep_resting()

@@ -113,6 +113,37 @@ def test_flat_die_touching_the_rail_is_not_supported(client):
     assert lab.leaning_on == []
 
 
+def _gap_to_walls(w: World, die: int) -> float:
+    """Smallest gap (cm) between the die's footprint and a vertical surface in its half: the near or
+    far rail, the bar, a checker's side or the other die's box."""
+    pos, q = w.pose(die)
+    foot = die_corners(SPEC, pos, q)[:, :2]
+    x0, x1, _, _ = SPEC.half_rect("right")
+    gaps = [SPEC.play_d / 2 - float(np.abs(foot[:, 1]).max()), float(foot[:, 0].min()) - x0]
+    for c in w.checkers:
+        cp = w.pose(c)[0]
+        if w.bodies[c].place.startswith("p"):
+            gaps.append(float(np.linalg.norm(foot - cp[:2], axis=1).min()) - SPEC.checker_d / 2)
+    other = die_corners(SPEC, *w.pose(next(d for d in w.dice if d != die)))[:, :2]
+    gaps.append(float(max(other[:, 0].min() - foot[:, 0].max(), foot[:, 0].min() - other[:, 0].max(),
+                          other[:, 1].min() - foot[:, 1].max(), foot[:, 1].min() - other[:, 1].max())))
+    return min(gaps)
+
+
+def test_a_flat_die_placed_against_a_wall_touches_it_and_stays_valid(client):
+    # the look-alike of `leaning` for the validity model's training (session 41): flat on the board,
+    # within 3 mm of a rail, the bar, a stack or the other die; nothing holds it up (RG19 4.1.4.3)
+    from sim.dicestate import place_die
+    from sim.scene import scene_rng
+
+    for i in range(6):
+        w = world_with(client, {1: 3, 4: 2, 6: 5, 8: 3})
+        place_die(w, w.dice[0], "flat_against", "right", scene_rng(41, i))
+        phys, _, lab = settle_and_label(w)
+        assert phys == "flat_board" and lab.leaning_on == [], (i, phys, lab.leaning_on)
+        assert -0.05 < _gap_to_walls(w, w.dice[0]) < 0.35, (i, _gap_to_walls(w, w.dice[0]))
+
+
 def test_edge_on_board_face_on_checker_rim_is_in_gap(client):
     # RG19 4.1.4.3: a die touching both the top edge of a checker and the playing surface
     w = world_with(client, {4: 1})

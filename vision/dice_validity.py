@@ -612,12 +612,16 @@ DOUBT_VALUE_P = 0.6
 
 
 def with_readers_doubt(verdict: DieValidity, value_p: npt.ArrayLike,
-                       valid_p_below: float = DOUBT_VALID_P, value_p_below: float = DOUBT_VALUE_P) -> DieValidity:
+                       valid_p_below: float = DOUBT_VALID_P, value_p_below: float = DOUBT_VALUE_P,
+                       hidden: float = 0.0) -> DieValidity:
     """The verdict once the die readers have looked (decision 0725): a die that shows no one face on top
     (cocked on an edge, leaning, sunk in a gap: RG19 4.1.4.3) leaves the readers in doubt, so a die the
     validity model calls valid only weakly (``valid_p`` under ``valid_p_below``) and whose likeliest
     value has less than ``value_p_below`` takes its most likely *invalid* pose class. Verdicts already
-    invalid, or valid with confidence, or read without doubt are returned as they are.
+    invalid, or valid with confidence, or read without doubt are returned as they are, and so is the
+    verdict of a die the rails or the bar partly hide (``hidden``, :func:`hidden_fraction`, from
+    :data:`HIDDEN_FACE`): the rail, not the die's pose, keeps its face from the readers, whose doubt
+    then says nothing about the pose (decision 0742; the model's verdict stands).
 
     >>> v = DieValidity("flat_board", 0.03, np.array([0.03, 0, 0.95, 0, 0.01, 0, 0.01], np.float32), "right", (10.0, 0.0))
     >>> with_readers_doubt(v, [0.5, 0.2, 0.1, 0.1, 0.05, 0.05]).reason
@@ -628,7 +632,8 @@ def with_readers_doubt(verdict: DieValidity, value_p: npt.ArrayLike,
     q = np.asarray(value_p, dtype=np.float64).reshape(-1)
     if q.shape != (6,):
         raise VisionError(f"die value probabilities must have 6 entries, got {q.shape}")
-    if verdict.reason not in VALID_CLASSES or verdict.valid_p >= valid_p_below or float(q.max()) >= value_p_below:
+    if (verdict.reason not in VALID_CLASSES or verdict.valid_p >= valid_p_below or float(q.max()) >= value_p_below
+            or hidden >= HIDDEN_FACE):
         return verdict
     p = np.asarray(verdict.pose_p, dtype=np.float64)
     return replace(verdict, reason=_likeliest_invalid(p, verdict.reach))

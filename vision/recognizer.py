@@ -287,15 +287,17 @@ class FrameRecognizer:
         verdicts = [v if v.half is not None else
                     replace(v, half="right" if die_board_xy(self.profile, b)[0] >= 0 else "left")
                     for b, v in zip(boxes, verdicts, strict=True)]
-        # a weakly valid die the readers cannot read is judged invalid (decision 0725)
-        verdicts = [with_readers_doubt(v, values.probabilities[i]) for i, v in enumerate(verdicts)]
+        # a weakly valid die the readers cannot read is judged invalid (decision 0725), unless the rails or
+        # the bar hide part of it: then the rail explains the readers' doubt, not the pose (decision 0742)
+        camera = self._with_camera(self.profile)
+        hidden = [hidden_fraction(camera, die_board_xy_from_top(camera, b)) for b in boxes]
+        verdicts = [with_readers_doubt(v, values.probabilities[i], hidden=hidden[i]) for i, v in enumerate(verdicts)]
         # a die the rails or the bar partly hide is read with doubt (decision 0736); after the readers'
         # doubt above, which is about dice in full view that show no one face
-        camera = self._with_camera(self.profile)
         out = []
         for i, (b, v) in enumerate(zip(boxes, verdicts, strict=True)):
             valid_p = v.valid_p if v.reason in VALID_CLASSES else min(v.valid_p, 0.49)
-            value_p = doubt_hidden(values.probabilities[i], hidden_fraction(camera, die_board_xy_from_top(camera, b)))
+            value_p = doubt_hidden(values.probabilities[i], hidden[i])
             out.append(DieObservation(value_p,
                                       ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), (b[0], b[1], b[2], b[3]), v.half, "at_rest",
                                       valid_p, v.reason))

@@ -11,8 +11,8 @@ the tracker gives when the dice complete their 2 s at rest; the last frame of a 
 through the recognizer as the pipeline calls it (the locator's boxes, both looks, the readers' doubt,
 decisions 0725 and 0742), with the truth's checker counts. Each truth die is matched to the nearest
 located box whose centre lies within the box's larger side of it (a box cut by the near rail covers
-only what shows, so the die's centre may lie outside it). Printed per model: the valid dice called invalid and the invalid dice let
-through, each with its frame, so that a model can be judged on the dice a match really throws
+only what shows, so the die's centre may lie outside it). Printed per model: the valid dice called
+invalid and the invalid dice let through, each with its frame, so that a model can be judged on the dice a match really throws
 (decisions 0724, 0729: a validity model is kept only if it loses no injection end to end).
 """
 
@@ -79,7 +79,11 @@ def judge_folder(folder: Path, models: list[str], at_s: float) -> list[dict[str,
         return []
     fps = 1.0 / max(index[1]["t"] - index[0]["t"], 1e-6)
     profile = load_profile(folder / "camera.json")
-    recognizers = [FrameRecognizer(profile, validity=DieValidityClassifier(m)) for m in models]
+    first = FrameRecognizer(profile, validity=DieValidityClassifier(models[0]))
+    # the other models' recognizers share the first's board reader, locator, box refiner and die readers
+    recognizers = [first] + [FrameRecognizer(profile, board=first.board_reader, die_reader=first.die_reader,
+                                             validity=DieValidityClassifier(m), locator=first.locator,
+                                             refiner=first.refiner) for m in models[1:]]
     out = []
     for row in rests(index, fps, at_s):
         image = cv2.imread(str(folder / row["image"]))
@@ -87,19 +91,15 @@ def judge_folder(folder: Path, models: list[str], at_s: float) -> list[dict[str,
             raise SystemExit(f"{folder / row['image']}: not readable; render the match again")
         truth = row["truth"]
         counts = [p["light"] + p["dark"] for p in truth["points"]]
-        boxes = recognizers[0].locate_dice(image)
+        boxes = first.locate_dice(image)
         verdicts = [rec.read_dice(image, boxes, counts)[1] for rec in recognizers]
         for die in truth["dice"]:
-            holding = nearest_box(boxes, die["center_px"])
-            item: dict[str, Any] = {"folder": folder.name, "frame": row["k"], "value": die.get("value"),
-                                    "truth_valid": bool(die.get("valid")), "truth_reason": die.get("reason")}
-            if holding is not None:
-                i = holding
-                item["verdicts"] = [{"reason": v[i].reason, "valid": v[i].reason in VALID_CLASSES,
-                                     "valid_p": round(float(v[i].valid_p), 4)} for v in verdicts]
-            else:
-                item["verdicts"] = None
-            out.append(item)
+            i = nearest_box(boxes, die["center_px"])
+            out.append({"folder": folder.name, "frame": row["k"], "value": die.get("value"),
+                        "truth_valid": bool(die.get("valid")), "truth_reason": die.get("reason"),
+                        "verdicts": None if i is None else
+                        [{"reason": v[i].reason, "valid": v[i].reason in VALID_CLASSES,
+                          "valid_p": round(float(v[i].valid_p), 4)} for v in verdicts]})
     return out
 
 

@@ -189,6 +189,27 @@ def mat_entries(text: str) -> list[tuple[Any, ...]]:
     return out
 
 
+VERDICT_REST_S = 2.0
+"""The truth's referee judges a throw once its dice have rested this long (RG19 4.1.4.3's 2 seconds)."""
+
+
+def turn_starts(alerts: list[dict[str, Any]], fps: float) -> list[int]:
+    """The frame each turn of the truth begins: its first throw's dice at rest, that is its first roll
+    verdict (valid or invalid: a turn whose roll was thrown again begins at the first throw) less
+    :data:`VERDICT_REST_S`. A turn is a valid roll of the truth; the verdicts since the turn before's
+    valid roll belong to it."""
+    starts: list[int] = []
+    first: int | None = None
+    for a in sorted((a for a in alerts if a.get("frame") is not None), key=lambda a: a["frame"]):
+        code = a.get("code", "")
+        if code == "ROLL_VALID" or code.startswith("ROLL_INVALID_"):
+            first = a["frame"] if first is None else first
+            if code == "ROLL_VALID":
+                starts.append(max(0, int(round(first - VERDICT_REST_S * fps))))
+                first = None
+    return starts
+
+
 def compare(truth: dict[str, Any], seen: dict[str, Any], fps: float, window_s: float,
             inject: tuple[str, ...] = ()) -> dict[str, Any]:
     te, se = mat_entries(truth["mat"]), mat_entries(seen["mat"])
@@ -231,13 +252,20 @@ def compare(truth: dict[str, Any], seen: dict[str, Any], fps: float, window_s: f
     false = [b for b in s_alerts if b["id"] not in used and not any(
         a["code"] == b["code"] and a.get("frame") is not None and b.get("frame") is not None
         and abs(a["frame"] - b["frame"]) / fps <= window_s for a in t_all)]
-    # turns with a false alert: a turn runs from one valid roll of the truth to the next (what comes
-    # before the first valid roll belongs to the first turn)
-    turn_frames = sorted(a["frame"] for a in truth["alerts"] if a.get("code") == "ROLL_VALID" and a.get("frame") is not None)
-    bad_turns = set()
-    for b in false:
-        k = sum(1 for f in turn_frames if f <= (b.get("frame") or 0))
-        bad_turns.add(max(k, 1))
+    # turns with a false alert: a turn runs from the moment its dice come to rest (the first throw's,
+    # when it was thrown again) to the next turn's; the truth judges a throw VERDICT_REST_S after its
+    # dice rest, and vision may judge the same throw a little earlier, so a verdict on a turn's roll
+    # is that turn's, not the turn before (what comes before the first turn belongs to it).
+    # ``turns_with_false_alert_at_verdicts`` keeps the count of sessions 1-42, whose turns ran from one
+    # valid verdict of the truth to the next (decision 0743)
+    turn_frames = turn_starts(truth["alerts"], fps)
+    verdict_frames = sorted(a["frame"] for a in truth["alerts"] if a.get("code") == "ROLL_VALID" and a.get("frame") is not None)
+
+    def turns_of(frames: list[int]) -> set[int]:
+        return {max(sum(1 for f in frames if f <= (b.get("frame") or 0)), 1) for b in false}
+
+    bad_turns = turns_of(turn_frames)
+    bad_at_verdicts = turns_of(verdict_frames)
     # where it went wrong, for whoever reads the run: each false alert (code, frame, message) and
     # each stretch of turns the transcripts disagree on (truth's entries, then the video's)
     where_false = [{"code": b["code"], "frame": b.get("frame"), "message": b.get("message", "")} for b in false]
@@ -249,7 +277,8 @@ def compare(truth: dict[str, Any], seen: dict[str, Any], fps: float, window_s: f
             "injected_codes": sorted({a["code"] for a in t_alerts}),
             "missed": sorted({a["code"] for a in t_alerts} - {m[0] for m in matched}),
             "false_alerts": len(false), "false_codes": sorted({b["code"] for b in false}),
-            "turns_with_false_alert": min(len(bad_turns), turns), "latencies_s": latencies,
+            "turns_with_false_alert": min(len(bad_turns), turns),
+            "turns_with_false_alert_at_verdicts": min(len(bad_at_verdicts), turns), "latencies_s": latencies,
             "verdict_latencies_s": verdict_lat, "illegal_move_latencies_s": illegal_lat,
             "false_at": where_false, "turns_wrong_at": wrong}
 
@@ -272,6 +301,9 @@ def report(results: list[dict[str, Any]]) -> None:
     print(f"turns right: {right}/{turns} = {right / max(turns, 1):.1%} (target >= 99.5%)")
     print(f"injected irregularities alerted: {alerted}/{inj} (target: all)")
     print(f"turns without a false alert: {turns - bad}/{turns} = {(turns - bad) / max(turns, 1):.1%} (target >= 99%)")
+    if all("turns_with_false_alert_at_verdicts" in r for r in results):
+        old = sum(r["turns_with_false_alert_at_verdicts"] for r in results)
+        print(f"  (turns begun at the truth's valid verdicts, as counted before decision 0743: {turns - old}/{turns})")
     if lat:
         print(f"alert latency (video time, matched alerts): median {np.median(lat) * 1e3:.0f} ms, max {max(lat) * 1e3:.0f} ms; "
               f"plus per-frame processing p95 {max(r['per_frame_p95_ms'] for r in results):.0f} ms (target <= 200 ms)")

@@ -99,7 +99,9 @@ def judge_folder(folder: Path, models: list[str], at_s: float) -> list[dict[str,
                         "truth_valid": bool(die.get("valid")), "truth_reason": die.get("reason"),
                         "verdicts": None if i is None else
                         [{"reason": v[i].reason, "valid": v[i].reason in VALID_CLASSES,
-                          "valid_p": round(float(v[i].valid_p), 4)} for v in verdicts]})
+                          "valid_p": round(float(v[i].valid_p), 4),
+                          "p": [round(float(x), 4) for x in v[i].pose_p],
+                          "reach": None if v[i].reach is None else round(float(v[i].reach), 3)} for v in verdicts]})
     return out
 
 

@@ -49,6 +49,30 @@ def test_false_alerts_are_counted_once_per_turn_and_injections_matched():
     assert r["turns_wrong_at"] == []
 
 
+def test_a_false_verdict_on_a_roll_is_that_turns_even_when_it_comes_before_the_truths():
+    """Seed 358 (session 42): vision judged a flat die leaning 0.4 s before the truth judged the roll
+    valid (the truth waits 2 s at rest), then asked for the roll it had voided: one turn, not the
+    turn before as well. A turn begins when its dice come to rest (the truth's verdict less 2 s); an
+    alert before that (the opponent's play still being judged) stays the turn before's."""
+    seen = {"mat": MAT, "alerts": [
+        alert(30, "ROLL_INVALID_VERTICAL_SUPPORT", 196, "IRREG"),  # turn 3's roll, 0.4 s early
+        alert(31, "ROLL_VALUE_UNREADABLE", 230, "WARN"),           # turn 3: its roll "not seen"
+    ]}
+    r = eval_e2e.compare(truth(), seen, fps=10.0, window_s=1.0)
+    assert r["false_alerts"] == 2
+    assert r["turns_with_false_alert"] == 1
+    assert r["turns_with_false_alert_at_verdicts"] == 2  # sessions 1-42's count
+    before = {"mat": MAT, "alerts": [alert(32, "MOVE_UNCONFIRMED", 178, "WARN")]}  # before turn 3's dice rest
+    r = eval_e2e.compare(truth(), before, fps=10.0, window_s=1.0)
+    assert r["turns_with_false_alert"] == 1 and r["turns_with_false_alert_at_verdicts"] == 1
+
+
+def test_a_turn_thrown_again_begins_at_its_first_throw():
+    alerts = [alert(1, "ROLL_VALID", 40), alert(2, "ROLL_INVALID_COCKED", 200, "IRREG"), alert(3, "ROLL_VALID", 260),
+              alert(4, "MOVE", 300), alert(5, "ROLL_VALID", 400)]
+    assert eval_e2e.turn_starts(alerts, fps=10.0) == [20, 180, 380]
+
+
 def test_a_wrong_turn_and_a_missed_injection_are_reported():
     wrong = MAT.replace("54: 13/8 13/9", "64: 24/18 13/9")
     seen = {"mat": wrong, "alerts": [alert(20, "ILLEGAL_MOVE", 290, "VIOL")]}  # 4 s late: another alert

@@ -557,6 +557,10 @@ class PipelineConfig:
     (:meth:`FramePipeline._die_ratio`) is looked at closer for two dice touching
     (:meth:`FramePipeline._look_closer`; 0: never). Seed 358's pair showed 1.14 (a box of 1.05 of the
     default die there, the match's dice 0.92)."""
+    pair_reach_sides: float = 2.5
+    """A lone die of a throw is also looked at closer, whatever its box's size, when the throw's other
+    die, followed in flight and not found since, was last seen rolling within this many die sides of
+    it (:meth:`FramePipeline._lost_beside`; 0: never): seed 361's pairs, 32 and 41 px away."""
     pair_apart_frac: float = 0.4
     """Two peaks of the closer look are two dice when their centres lie this share of their boxes' side
     apart or more."""
@@ -732,6 +736,13 @@ class FramePipeline:
             if lone_thrown and (n_followed <= 1 or (n_followed == 2 and all(box_holds(out[0], c) for c in now_followed))):
                 # (two followed dice inside the one box: the pair it held, seen apart before)
                 self._look_closer(image, out)
+            elif lone_thrown and n_followed == 2 and self._lost_beside(out[0], now_followed):
+                # the other die of the throw, followed in flight, was last seen rolling beside the one
+                # box and not found since: they may have come to rest touching, one behind the other
+                # (seed 361 frames 1117-1145: two 6s, the far one's face showing above the near one's,
+                # one box hardly larger than a die; the rolling one was dropped as lifted and the dance
+                # taken with one die seen). Looked at closer whatever the box's size
+                self._look_closer(image, out, any_size=True)
             if lone_thrown and n_followed <= 1 and len(out) == 1:
                 # one die of a throw found (seen rolling), and no other followed: the other may lie by
                 # it, scored under the locator's threshold (seed 321: the 1 by its throw's 4, and the
@@ -789,15 +800,25 @@ class FramePipeline:
                 out.append(box)
                 break
 
-    def _look_closer(self, image: U8, out: list[Box]) -> None:
+    def _lost_beside(self, box: Box, followed: list[tuple[float, float]]) -> bool:
+        """A followed die outside ``box``, not at rest, was last seen within ``pair_reach_sides`` die sides
+        of it (the size the followed dice show there)."""
+        reach = self.config.pair_reach_sides * self._followed_scale(1.0) * self._flat_die_side(box)
+        if reach <= 0:
+            return False
+        resting = set(self.tracker.followed_dice(resting=True))
+        return any(c not in resting and not box_holds(box, c) and math.dist(c, _centre(box)) <= reach for c in followed)
+
+    def _look_closer(self, image: U8, out: list[Box], any_size: bool = False) -> None:
         """One die of a throw found, in a box ``pair_min_ratio`` times the size the dice show at its place
         or more: the box may hold both dice, touching (seed 358 frame 765: a 5 and a 3 corner to corner,
         seen apart in flight, one box 36 x 39 px where a die shows about 27; the 3 was read, the 5 never
         followed, and the roll was taken as unseen). The locator looks closer at the box
         (:meth:`FrameRecognizer.look_closer`); two peaks inside it in one window, apart by ``pair_apart_frac`` of their
-        sides or more, each differing from the quiet table, are the two dice."""
+        sides or more, each differing from the quiet table, are the two dice. ``any_size``: whatever the
+        box's size (:meth:`_lost_beside`: the other die was last seen rolling beside it)."""
         need = self.config.pair_min_ratio
-        if need <= 0 or len(out) != 1 or self._die_ratio(out[0]) < need * self._followed_scale(1.0):
+        if need <= 0 or len(out) != 1 or (not any_size and self._die_ratio(out[0]) < need * self._followed_scale(1.0)):
             return
         for found in self.recognizer.look_closer(image, out[0], self.config.second_look_score):
             if len(found) < 2:

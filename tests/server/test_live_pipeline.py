@@ -817,6 +817,53 @@ def test_one_box_too_large_for_a_lone_thrown_die_is_looked_at_closer_for_two_tou
     assert bool(loc.closer) is (case not in ("die-sized box", "hand"))
 
 
+@pytest.mark.parametrize("case", ["lost beside", "lost far", "lost at rest", "hand"])
+def test_a_die_lost_in_flight_beside_the_one_found_is_looked_for_in_its_box(case):
+    """Seed 361 frames 1117-1145 (navy leather, 48 degrees): light's 6-6 dance, the two dice coming to
+    rest touching, one behind the other, the far one's face showing above the near one's. The locator
+    gave one box hardly larger than a die (0.91 of the default die there, the match's dice about
+    0.87), too small for the closer look; the other die, followed in flight, was last seen rolling
+    41 px from it, never found at rest, and dropped as lifted: the dance was taken with one die seen
+    and a question (dark's 2-2 dance the same, 32 px). When the throw's other die was last seen
+    rolling within ``pair_reach_sides`` die sides of the one box, the box is looked at closer whatever
+    its size. Near misses: the other die last seen far away, or at rest elsewhere, or a hand over the
+    table: no closer look, one box."""
+    from server.pipeline import FramePipeline
+    from vision.observation import DieObservation
+
+    profile = load_profile(CAMERA)
+    table = np.full((720, 1280, 3), 90, np.uint8)
+    probe = FramePipeline(profile, recognizer=_FixedLocator([]))  # type: ignore[arg-type]
+    side = probe._flat_die_side((700.0, 330.0, 716.0, 346.0))
+    half = side / 2  # a die's size: the size gate alone would not look closer
+    box = (708.0 - half, 338.0 - half, 708.0 + half, 338.0 + half)
+    q = 0.42 * side
+    a = (708.0 - q, 332.0 - q, 708.0 + q, 332.0 + q)  # the far die, its face above the near one's
+    b = (708.0 - q, 345.0 - q, 708.0 + q, 345.0 + q)
+    image = table.copy()
+    for d in (a, b):
+        cv2.rectangle(image, (int(d[0]), int(d[1])), (int(d[2]), int(d[3])), (250, 250, 250), -1)
+    loc = _TouchingPair(box, [a, b])
+    pipe = FramePipeline(profile, recognizer=loc)  # type: ignore[arg-type]
+    pipe._background = table.copy()
+    pipe.tracker.update(0, 0.0, dice=[], board=None)
+    roll = np.full(6, 1 / 6)
+    last = (708.0, 338.0 + (200.0 if case == "lost far" else 1.3 * side))
+    pipe.tracker.update(1, 0.1, dice=[DieObservation(roll, (708.0, 250.0), None, None, "rolling"),
+                                      DieObservation(roll, (last[0] + 50.0, last[1] - 40.0), None, None, "rolling")])
+    pipe.tracker.update(2, 0.2, dice=[DieObservation(roll, (708.0, 338.0), None, None, "rolling"),
+                                      DieObservation(roll, last, None, None, "rolling")])
+    if case == "lost at rest":
+        for k in range(3, 40):
+            pipe.tracker.update(k, k * 0.1, dice=[DieObservation(roll, (708.0, 338.0)), DieObservation(roll, last)])
+    assert len(pipe.tracker.followed_dice()) == 2
+    if case == "hand":
+        _hand_over_table(pipe)
+    out = pipe.locate_dice(image)
+    assert out == ([a, b] if case == "lost beside" else [box])
+    assert bool(loc.closer) is (case == "lost beside")
+
+
 def _centre_of(box: tuple[float, float, float, float]) -> tuple[float, float]:
     return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
 

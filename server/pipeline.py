@@ -733,15 +733,16 @@ class FramePipeline:
                            and any(math.dist(_centre(out[0]), c) <= self.config.rest_claim_px for c in self.tracker.thrown_dice()))
             now_followed = self.tracker.followed_dice()
             n_followed = len(now_followed)
-            if lone_thrown and (n_followed <= 1 or (n_followed == 2 and all(box_holds(out[0], c) for c in now_followed))):
-                # (two followed dice inside the one box: the pair it held, seen apart before)
+            if lone_thrown and n_followed <= 1:
                 self._look_closer(image, out)
-            elif lone_thrown and n_followed == 2 and self._lost_beside(out[0], now_followed):
-                # the other die of the throw, followed in flight, was last seen rolling beside the one
-                # box and not found since: they may have come to rest touching, one behind the other
-                # (seed 361 frames 1117-1145: two 6s, the far one's face showing above the near one's,
-                # one box hardly larger than a die; the rolling one was dropped as lifted and the dance
-                # taken with one die seen). Looked at closer whatever the box's size
+            elif lone_thrown and n_followed == 2 and (all(box_holds(out[0], c) for c in now_followed)
+                                                      or self._lost_beside(out[0], now_followed)):
+                # two dice followed and one box: both inside it (the pair it held, seen apart before), or
+                # the other, followed in flight, last seen rolling beside it and not found since. They
+                # may rest touching, one behind the other (seed 361 frames 1117-1145: two 6s, the far
+                # one's face showing above the near one's, one box hardly larger than a die; the rolling
+                # one was dropped as lifted and the dance taken with one die seen): looked at closer
+                # whatever the box's size (decision 0744)
                 self._look_closer(image, out, any_size=True)
             if lone_thrown and n_followed <= 1 and len(out) == 1:
                 # one die of a throw found (seen rolling), and no other followed: the other may lie by

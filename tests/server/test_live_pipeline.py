@@ -817,7 +817,7 @@ def test_one_box_too_large_for_a_lone_thrown_die_is_looked_at_closer_for_two_tou
     assert bool(loc.closer) is (case not in ("die-sized box", "hand"))
 
 
-@pytest.mark.parametrize("case", ["lost beside", "lost far", "lost at rest", "hand"])
+@pytest.mark.parametrize("case", ["lost beside", "lost inside", "lost far", "lost at rest", "hand"])
 def test_a_die_lost_in_flight_beside_the_one_found_is_looked_for_in_its_box(case):
     """Seed 361 frames 1117-1145 (navy leather, 48 degrees): light's 6-6 dance, the two dice coming to
     rest touching, one behind the other, the far one's face showing above the near one's. The locator
@@ -825,9 +825,10 @@ def test_a_die_lost_in_flight_beside_the_one_found_is_looked_for_in_its_box(case
     0.87), too small for the closer look; the other die, followed in flight, was last seen rolling
     41 px from it, never found at rest, and dropped as lifted: the dance was taken with one die seen
     and a question (dark's 2-2 dance the same, 32 px). When the throw's other die was last seen
-    rolling within ``pair_reach_sides`` die sides of the one box, the box is looked at closer whatever
-    its size. Near misses: the other die last seen far away, or at rest elsewhere, or a hand over the
-    table: no closer look, one box."""
+    rolling within ``pair_reach_sides`` die sides of the one box, or inside it (the same frames as
+    JPEG images: its last sighting fell inside), the box is looked at closer whatever its size. Near
+    misses: the other die last seen far away, or at rest elsewhere, or a hand over the table: no
+    closer look, one box."""
     from server.pipeline import FramePipeline
     from vision.observation import DieObservation
 
@@ -848,7 +849,7 @@ def test_a_die_lost_in_flight_beside_the_one_found_is_looked_for_in_its_box(case
     pipe._background = table.copy()
     pipe.tracker.update(0, 0.0, dice=[], board=None)
     roll = np.full(6, 1 / 6)
-    last = (708.0, 338.0 + (200.0 if case == "lost far" else 1.3 * side))
+    last = (708.0, 338.0 + {"lost far": 200.0, "lost inside": -0.3 * side}.get(case, 1.3 * side))
     pipe.tracker.update(1, 0.1, dice=[DieObservation(roll, (708.0, 250.0), None, None, "rolling"),
                                       DieObservation(roll, (last[0] + 50.0, last[1] - 40.0), None, None, "rolling")])
     pipe.tracker.update(2, 0.2, dice=[DieObservation(roll, (708.0, 338.0), None, None, "rolling"),
@@ -860,8 +861,8 @@ def test_a_die_lost_in_flight_beside_the_one_found_is_looked_for_in_its_box(case
     if case == "hand":
         _hand_over_table(pipe)
     out = pipe.locate_dice(image)
-    assert out == ([a, b] if case == "lost beside" else [box])
-    assert bool(loc.closer) is (case == "lost beside")
+    assert out == ([a, b] if case in ("lost beside", "lost inside") else [box])
+    assert bool(loc.closer) is (case in ("lost beside", "lost inside"))
 
 
 def _centre_of(box: tuple[float, float, float, float]) -> tuple[float, float]:

@@ -817,7 +817,8 @@ class FramePipeline:
         followed, and the roll was taken as unseen). The locator looks closer at the box
         (:meth:`FrameRecognizer.look_closer`); two peaks inside it in one window, apart by ``pair_apart_frac`` of their
         sides or more, each differing from the quiet table, are the two dice. ``any_size``: whatever the
-        box's size (:meth:`_lost_beside`: the other die was last seen rolling beside it)."""
+        box's size (two dice followed and this one box: both inside it, or the other last seen rolling
+        beside it, :meth:`_lost_beside`; decision 0744)."""
         need = self.config.pair_min_ratio
         if need <= 0 or len(out) != 1 or (not any_size and self._die_ratio(out[0]) < need * self._followed_scale(1.0)):
             return

@@ -40,6 +40,7 @@ if str(ROOT / "models") not in sys.path:
 from onnx_init import freeze_batch_norms, load_folded_convs, set_metadata  # noqa: E402
 
 from vision.dice_validity import (  # noqa: E402
+    FEATURE_NAMES,
     N_FEATURES,
     POSE_CLASSES,
     RECT_SHIFT,
@@ -55,6 +56,7 @@ N_AUX = 9
 """Auxiliary targets of ``models/validity_data.py`` (``AUX_NAMES``): 4 regressed, 5 binary."""
 AUX_WEIGHT = 0.5
 HALVES = ("left", "right")
+SIDE = FEATURE_NAMES.index("side")
 BATCH = 64
 
 
@@ -298,8 +300,10 @@ def train(a: argparse.Namespace) -> int:
             xb_np[flip] = xb_np[flip][..., ::-1]
             tb = aux_all[b].copy()
             tb[flip, 2] = -tb[flip, 2]
+            fb = f_all[b].copy()
+            fb[flip, SIDE] = -fb[flip, SIDE]  # a mirrored crop is the mirrored board: the bar on the other side
             model.with_aux = True
-            logits, aux = model(torch.from_numpy(np.ascontiguousarray(xb_np)), torch.from_numpy(f_all[b]))
+            logits, aux = model(torch.from_numpy(np.ascontiguousarray(xb_np)), torch.from_numpy(fb))
             model.with_aux = False
             tt = torch.from_numpy(tb)
             reg = nn.functional.smooth_l1_loss(aux[:, :4], tt[:, :4])

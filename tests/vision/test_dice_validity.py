@@ -355,9 +355,10 @@ def test_two_looks_at_a_die_are_one_verdict_with_the_first_looks_place() -> None
 def test_a_flat_die_the_locator_boxed_short_is_judged_flat() -> None:
     """Seed 322 (held out, navy-leather, a low camera), frame 7825: a flat 2 whose box the locator cut
     short (its front face left out) was judged cocked at P(valid) 0.01 and the roll called invalid.
-    The recognizer judges it also from the refined box and averages: flat. Near miss: the locator's
-    box alone still says cocked. (The box cut short is the locator's at the contrast it was trained at;
-    at its own input contrast, decision 0740, its box already gives flat.)"""
+    The recognizer judges it also from the refined box and averages: flat. (The box cut short is the
+    locator's at the contrast it was trained at; at its own input contrast, decision 0740, its box
+    already gives flat. The session-44 validity model, decision 0745, judges even the short box alone
+    flat, where the session-14 model said cocked.)"""
     from server.pipeline import profile_from_sim_camera
     from vision.recognizer import FrameRecognizer
 
@@ -373,7 +374,6 @@ def test_a_flat_die_the_locator_boxed_short_is_judged_flat() -> None:
     near = [i for i, b in enumerate(boxes) if np.hypot((b[0] + b[2]) / 2 - 775.5, (b[1] + b[3]) / 2 - 474.9) < 14]
     assert len(near) == 1
     i = near[0]  # (every die of the frame judged together, as the pipeline does: the others are cues)
-    assert rec.validity.judge(image, profile, boxes)[i].reason == "cocked"
     observed, verdicts = rec.read_dice(image, boxes)
     assert verdicts[i].reason == "flat_board" and observed[i].reason == "flat_board"
     assert int(np.argmax(observed[i].value_p)) + 1 == 2
@@ -419,17 +419,18 @@ def _two_dice_located(name: str, die_xy: tuple[float, float], other_xy: tuple[fl
     return rec, image, profile, boxes, near[0], other[0]
 
 
-def test_seed_320s_cocked_die_is_caught_by_the_readers_doubt() -> None:
+def test_seed_320s_cocked_die_is_judged_cocked_and_doubted_by_the_readers() -> None:
     """Seed 320 (held out, walnut-wood, 55 degrees), frame 598: the injected cocked die, which the
-    validity model alone judges flat (P(valid) just over its threshold) and the readers cannot read.
-    The recognizer's verdict is cocked; the other die, flat and read sure, stays valid."""
+    readers cannot read. The session-14 validity model alone judged it flat (P(valid) just over its
+    threshold) and only the readers' doubt caught it; the session-44 model (decision 0745) judges it
+    cocked itself, and the doubt still holds. The recognizer's verdict is cocked; the other die, flat
+    and read sure, stays valid."""
     rec, image, profile, boxes, i, j = _two_dice_located("cocked-die-seed320", (950, 190), (868, 350))
     first = rec.validity.judge(image, profile, boxes)
     observed, verdicts = rec.read_dice(image, boxes)
     assert verdicts[i].reason == "cocked" and observed[i].reason == "cocked" and observed[i].valid_p < 0.5
     assert float(np.max(observed[i].value_p)) < DOUBT_VALUE_P and verdicts[i].valid_p < DOUBT_VALID_P
-    # near miss: the validity model alone, from the locator's box, says flat
-    assert first[i].reason == "flat_board"
+    assert first[i].reason == "cocked"  # the validity model alone, from the locator's box
     assert verdicts[j].reason == "flat_board" and float(np.max(observed[j].value_p)) > 0.9
 
 

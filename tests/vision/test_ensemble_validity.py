@@ -8,7 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.dice_validity import N_FEATURES, POSE_CLASSES, RECT_SHIFT, RECT_SIZE, RECT_SPAN, DieValidityClassifier
+from vision.dice_validity import (
+    N_FEATURES,
+    POSE_CLASSES,
+    RECT_SHIFT,
+    RECT_SIZE,
+    RECT_SPAN,
+    DieValidityClassifier,
+)
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "models"))
 
-from onnx_init import set_metadata  # noqa: E402
+from onnx_init import save_model, set_metadata  # noqa: E402
 from train_die_validity import quantile_threshold  # noqa: E402  (no PyTorch needed to import it)
 
 from vision.dice_validity import DEFAULT_MODEL, VALID_CLASSES, DieValidityClassifier  # noqa: E402
@@ -67,9 +67,7 @@ def write_threshold(model: Path, threshold: float, source: str) -> None:
 
     m = onnx.load(str(model))
     set_metadata(m, {"valid_threshold": f"{threshold:.5f}", "valid_threshold_source": source})
-    tmp = model.with_name(model.stem + ".tmp.onnx")
-    onnx.save(m, str(tmp))
-    tmp.replace(model)
+    save_model(m, model)
 
 
 def main(argv: list[str] | None = None) -> int:

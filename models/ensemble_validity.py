@@ -22,7 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "models"))
 
-from onnx_init import set_metadata  # noqa: E402
+from onnx_init import save_model, set_metadata  # noqa: E402
 
 INPUTS = ("crop", "features")
 GEOMETRY = ("crop_kind", "rect_size", "rect_span", "rect_shift", "classes")
@@ -77,9 +77,7 @@ def join(paths: list[Path]) -> Any:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = members[0].ir_version
     onnx.checker.check_model(model)
-    meta = {k: v for k, v in first.items()}
-    meta["members"] = ",".join(p.name for p in paths)
-    set_metadata(model, meta)
+    set_metadata(model, {**first, "members": ",".join(p.name for p in paths)})
     return model
 
 
@@ -90,12 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if len(a.members) < 2:
         ap.error("give at least two member models")
-    import onnx
-
-    model = join(a.members)
-    tmp = a.out.with_name(a.out.stem + ".tmp.onnx")
-    onnx.save(model, str(tmp))
-    tmp.replace(a.out)
+    save_model(join(a.members), a.out)
     print(f"wrote {a.out}: mean of {', '.join(str(p) for p in a.members)} (threshold: run models/calibrate_validity.py --write)")
     return 0
 

@@ -7,7 +7,8 @@ batch norm's shift over unit statistics (scale 1, mean 0, variance 1); the batch
 in inference mode while training (:func:`freeze_batch_norms` after each ``model.train()``), so the
 network computes what the export computed. Used by ``train_die_reader.py`` and
 ``train_die_validity.py`` (``--init-onnx`` / ``--init``). :func:`set_metadata` writes the metadata the
-run time reads (thresholds, crop kinds) into an exported model.
+run time reads (thresholds, crop kinds) into an exported model, :func:`save_model` saves one in place
+of a file without leaving it half written.
 """
 
 from __future__ import annotations
@@ -63,3 +64,13 @@ def set_metadata(model: Any, values: dict[str, str]) -> None:
     for k, v in meta.items():
         entry = model.metadata_props.add()
         entry.key, entry.value = k, v
+
+
+def save_model(model: Any, path: Path) -> None:
+    """Save an ``onnx.ModelProto`` to ``path`` through a sibling ``.tmp.onnx`` file renamed over it, so
+    that a model in use is never half written."""
+    import onnx
+
+    tmp = path.with_name(path.stem + ".tmp.onnx")
+    onnx.save(model, str(tmp))
+    tmp.replace(path)

@@ -37,7 +37,7 @@ if str(ROOT) not in sys.path:
 if str(ROOT / "models") not in sys.path:
     sys.path.insert(0, str(ROOT / "models"))
 
-from onnx_init import freeze_batch_norms, load_folded_convs, set_metadata  # noqa: E402
+from onnx_init import freeze_batch_norms, load_folded_convs, save_model, set_metadata  # noqa: E402
 
 from vision.dice_validity import (  # noqa: E402
     FEATURE_NAMES,
@@ -226,8 +226,7 @@ def export(model: Any, path: Path, threshold: float, info: dict[str, str]) -> No
     meta = {"valid_threshold": f"{threshold:.5f}", "classes": ",".join(POSE_CLASSES), "crop_kind": "rectified",
             "rect_size": str(RECT_SIZE), "rect_span": f"{RECT_SPAN}", "rect_shift": f"{RECT_SHIFT}", **info}
     set_metadata(m, meta)
-    onnx.save(m, str(tmp))
-    tmp.replace(path)
+    save_model(m, path)  # (over the raw export in tmp: the same name)
 
 
 def split_scenes(data: dict[str, npt.NDArray[Any]], rng: np.random.Generator, frac: float = 0.125) -> npt.NDArray[np.bool_]:

@@ -24,6 +24,7 @@ MODELS = Path(__file__).parents[2] / "models"
 sys.path.insert(0, str(MODELS))
 
 from ensemble_validity import join  # noqa: E402
+from onnx_init import set_metadata  # noqa: E402
 
 
 def _member(path: Path, seed: int, rect_size: int = RECT_SIZE) -> None:
@@ -48,11 +49,8 @@ def _member(path: Path, seed: int, rect_size: int = RECT_SIZE) -> None:
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", len(POSE_CLASSES)])], initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
-    meta = {"valid_threshold": "0.02", "classes": ",".join(POSE_CLASSES), "crop_kind": "rectified",
-            "rect_size": str(rect_size), "rect_span": str(RECT_SPAN), "rect_shift": str(RECT_SHIFT)}
-    for k, val in meta.items():
-        e = model.metadata_props.add()
-        e.key, e.value = k, val
+    set_metadata(model, {"valid_threshold": "0.02", "classes": ",".join(POSE_CLASSES), "crop_kind": "rectified",
+                         "rect_size": str(rect_size), "rect_span": str(RECT_SPAN), "rect_shift": str(RECT_SHIFT)})
     onnx.save(model, str(path))
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -217,16 +218,17 @@ def export(model: Any, path: Path, threshold: float, info: dict[str, str]) -> No
     import torch
 
     model.eval()
-    tmp = path.with_name(path.stem + ".tmp.onnx")
-    torch.onnx.export(model, (torch.zeros(1, 3, RECT_SIZE, RECT_SIZE), torch.zeros(1, N_FEATURES)), str(tmp),
-                      input_names=["crop", "features"], output_names=["logits"],
-                      dynamic_axes={"crop": {0: "n"}, "features": {0: "n"}, "logits": {0: "n"}}, opset_version=17,
-                      dynamo=False)
-    m = onnx.load(str(tmp))
+    with tempfile.TemporaryDirectory() as d:  # the raw export, apart: metadata go in before ``path`` is written
+        raw = str(Path(d) / "raw.onnx")
+        torch.onnx.export(model, (torch.zeros(1, 3, RECT_SIZE, RECT_SIZE), torch.zeros(1, N_FEATURES)), raw,
+                          input_names=["crop", "features"], output_names=["logits"],
+                          dynamic_axes={"crop": {0: "n"}, "features": {0: "n"}, "logits": {0: "n"}}, opset_version=17,
+                          dynamo=False)
+        m = onnx.load(raw)
     meta = {"valid_threshold": f"{threshold:.5f}", "classes": ",".join(POSE_CLASSES), "crop_kind": "rectified",
             "rect_size": str(RECT_SIZE), "rect_span": f"{RECT_SPAN}", "rect_shift": f"{RECT_SHIFT}", **info}
     set_metadata(m, meta)
-    save_model(m, path)  # (over the raw export in tmp: the same name)
+    save_model(m, path)
 
 
 def split_scenes(data: dict[str, npt.NDArray[Any]], rng: np.random.Generator, frac: float = 0.125) -> npt.NDArray[np.bool_]:

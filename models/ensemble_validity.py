@@ -22,14 +22,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "models"))
 
-from onnx_init import save_model, set_metadata  # noqa: E402
+from onnx_init import metadata, save_model, set_metadata  # noqa: E402
 
 INPUTS = ("crop", "features")
 GEOMETRY = ("crop_kind", "rect_size", "rect_span", "rect_shift", "classes")
-
-
-def _meta(m: Any) -> dict[str, str]:
-    return {p.key: p.value for p in m.metadata_props}
 
 
 def join(paths: list[Path]) -> Any:
@@ -38,9 +34,9 @@ def join(paths: list[Path]) -> Any:
     from onnx import helper
 
     members = [onnx.load(str(p)) for p in paths]
-    first = _meta(members[0])
+    first = metadata(members[0])
     for p, m in zip(paths, members, strict=True):
-        meta = _meta(m)
+        meta = metadata(m)
         if [i.name for i in m.graph.input] != list(INPUTS) or [o.name for o in m.graph.output] != ["logits"]:
             raise SystemExit(f"{p}: not a die-validity export (inputs crop, features; output logits)")
         if any(meta.get(k) != first.get(k) for k in GEOMETRY):

@@ -56,9 +56,14 @@ def freeze_batch_norms(model: Any) -> None:
             m.eval()
 
 
+def metadata(model: Any) -> dict[str, str]:
+    """An ``onnx.ModelProto``'s metadata as a dict."""
+    return {p.key: p.value for p in model.metadata_props}
+
+
 def set_metadata(model: Any, values: dict[str, str]) -> None:
     """Set ``values`` in an ``onnx.ModelProto``'s metadata, replacing keys it already has."""
-    meta = {p.key: p.value for p in model.metadata_props}
+    meta = metadata(model)
     meta.update(values)
     del model.metadata_props[:]
     for k, v in meta.items():

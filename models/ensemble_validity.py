@@ -61,8 +61,8 @@ def join(paths: list[Path]) -> Any:
         probs.append(f"{pre}p")
         nodes.append(helper.make_node("Softmax", [name("logits")], [f"{pre}p"], axis=1, name=f"{pre}softmax"))
     acc = probs[0]
-    for k, p in enumerate(probs[1:], start=1):
-        nodes.append(helper.make_node("Add", [acc, p], [f"sum{k}"], name=f"sum{k}"))
+    for k, prob in enumerate(probs[1:], start=1):
+        nodes.append(helper.make_node("Add", [acc, prob], [f"sum{k}"], name=f"sum{k}"))
         acc = f"sum{k}"
     inits.append(helper.make_tensor("n_members_inv", onnx.TensorProto.FLOAT, [], [1.0 / len(members)]))
     nodes.append(helper.make_node("Mul", [acc, "n_members_inv"], ["mean_p"], name="mean"))

@@ -564,6 +564,11 @@ class PipelineConfig:
     pair_apart_frac: float = 0.4
     """Two peaks of the closer look are two dice when their centres lie this share of their boxes' side
     apart or more."""
+    keep_unchanged: bool = True
+    """Strips, cube windows and the cube's face whose pixels are as when last read keep that reading
+    (:meth:`vision.board_reader.BoardReader.keep_unchanged`, decision 0747): a settled table is
+    recognised every 0.2 s while dice come to rest, and most of it has not changed. For the pipeline's
+    own recognizer; one given to :class:`FramePipeline` is used as it is."""
     rest_claim_px: float = 20.0
     """A die at rest claims only a box this close (frame pixels; a die is about 25 px across at
     720p): a resting die does not jump; one taken away without a hand in view would otherwise
@@ -597,7 +602,10 @@ class FramePipeline:
                  config: PipelineConfig | None = None, times: StageTimes | None = None, source: str = "vision") -> None:
         self.profile = profile
         self.config = config or PipelineConfig()
-        self.recognizer = recognizer or FrameRecognizer(profile)
+        if recognizer is None:
+            recognizer = FrameRecognizer(profile)
+            recognizer.board_reader.keep_unchanged(self.config.keep_unchanged)
+        self.recognizer = recognizer
         self.motion = MotionDetector(tuple(profile.image_size), board_polygon=outer_corners(profile.corners),  # type: ignore[arg-type]
                                      config=self.config.tracker)
         self.hand_cue = HandCue(self.motion, profile, self.config.hand_min_frac)

@@ -32,6 +32,7 @@ from vision import checkers, cube
 from vision.cube import CubeWindows
 from vision.images import colour_frame
 from vision.observation import COUNTS, CubeObservation, DieObservation, TableObservation
+from vision.unchanged import KeptReadings
 
 U8 = npt.NDArray[np.uint8]
 
@@ -153,9 +154,21 @@ class BoardReader:
         self._strip_tf: list[F64] = []
         self._window_tf: dict[str, F64] = {}
 
+    def keep_unchanged(self, on: bool = True) -> None:
+        """From now on (``on``) give a strip, cube window or cube face whose pixels are as when last read
+        the reading it had then, instead of running its network again (:mod:`vision.unchanged`; decision
+        0747): for a fixed camera's consecutive frames (the live pipeline), never for unrelated images.
+        ``on=False`` reads everything again."""
+        self.checkers.kept = KeptReadings() if on else None
+        if self.cube is not None:
+            self.cube.kept = KeptReadings() if on else None
+
     def _transforms(self, profile: CalibrationProfile) -> tuple[list[F64], dict[str, F64]]:
         key = (profile.image_size, profile.corners.tobytes(), profile.dims)
         if key != self._cache_key:
+            for kept in (self.checkers.kept, None if self.cube is None else self.cube.kept):
+                if kept is not None:
+                    kept.clear()  # another camera: its places are other pixels
             self._strip_tf = checkers.strip_transforms(profile)
             self._window_tf = cube.window_transforms(profile) if self.cube is not None else {}
             self._cache_key = key

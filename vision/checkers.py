@@ -33,6 +33,7 @@ from calibration.profile import CalibrationProfile
 from vision.geometry import point_centre_x, point_side
 from vision.images import network_input
 from vision.onnx import MODELS_DIR, load_session
+from vision.unchanged import KeptReadings
 
 STRIP_W = 32
 """Width of a strip (pixels): two point widths."""
@@ -425,22 +426,39 @@ class CheckerCounter:
         self._session = load_session(path, what="checker model", rebuild_hint=REBUILD_HINT, threads=threads)
         self.model_path = path
         self._kinds = kinds_onehot()
+        self.kept: KeptReadings | None = None
+        """When set (the live pipeline, :meth:`vision.board_reader.BoardReader.keep_unchanged`), a strip whose
+        pixels are as when last read keeps that reading (:mod:`vision.unchanged`)."""
 
     def count_strips(self, strips_bgr: U8) -> StripCounts:
         """Classify one frame's 28 strips (cut with :func:`cut_strips`)."""
         if strips_bgr.shape != (N_STRIPS, STRIP_H, STRIP_W, 3):
             raise ValueError(f"need {N_STRIPS} strips of {STRIP_H}x{STRIP_W}x3, got {strips_bgr.shape}")
-        x = to_tensor(strips_bgr)
-        kinds = self._kinds
-        if self.flip_average:
-            x = np.ascontiguousarray(np.concatenate([x, x[..., ::-1]]))
-            kinds = np.concatenate([kinds, kinds])
-        light, dark = self._session.run(None, {"strips": x, "kinds": kinds})
-        lp = softmax(np.asarray(light)).astype(np.float64)
-        dp = softmax(np.asarray(dark)).astype(np.float64)
-        if self.flip_average:
-            lp = (lp[:N_STRIPS] + lp[N_STRIPS:]) / 2
-            dp = (dp[:N_STRIPS] + dp[N_STRIPS:]) / 2
+        kept = self.kept
+        todo = list(range(N_STRIPS)) if kept is None else [i for i in range(N_STRIPS) if kept.changed(i, strips_bgr[i])]
+        lp = np.empty((N_STRIPS, COUNTS), dtype=np.float64)
+        dp = np.empty((N_STRIPS, COUNTS), dtype=np.float64)
+        if todo:
+            # (standardised over all the frame's strips, as trained, before the ones to read are taken)
+            x = to_tensor(strips_bgr)[todo]
+            kinds = self._kinds[todo]
+            n = len(todo)
+            if self.flip_average:
+                x = np.ascontiguousarray(np.concatenate([x, x[..., ::-1]]))
+                kinds = np.concatenate([kinds, kinds])
+            light, dark = self._session.run(None, {"strips": x, "kinds": kinds})
+            lt = softmax(np.asarray(light)).astype(np.float64)
+            dt = softmax(np.asarray(dark)).astype(np.float64)
+            if self.flip_average:
+                lt = (lt[:n] + lt[n:]) / 2
+                dt = (dt[:n] + dt[n:]) / 2
+            lp[todo], dp[todo] = lt, dt
+            if kept is not None:
+                for j, i in enumerate(todo):
+                    kept.keep(i, strips_bgr[i], (lt[j], dt[j]))
+        if kept is not None:
+            for i in set(range(N_STRIPS)) - set(todo):
+                lp[i], dp[i] = kept.output(i)
         if self.tray_tall_share > 0.0:
             lp[self._trays] = spread_tall(lp[self._trays], share=self.tray_tall_share)
             dp[self._trays] = spread_tall(dp[self._trays], share=self.tray_tall_share)

@@ -29,6 +29,7 @@ from vision.checkers import region_homographies
 from vision.images import network_input
 from vision.observation import CUBE_FACES, CUBE_ZONES, CubeObservation
 from vision.onnx import MODELS_DIR, load_session
+from vision.unchanged import KeptReadings
 
 PX_PER_POINT = 56.0
 """Window resolution: pixels per point width."""
@@ -350,25 +351,40 @@ class CubeReader:
             if isinstance(side, int) and side > 0:
                 self.face_crop = side
         self.model_path = Path(model_path)
+        self.kept: KeptReadings | None = None
+        """When set (the live pipeline, :meth:`vision.board_reader.BoardReader.keep_unchanged`), a window,
+        or the face crop, whose pixels are as when last read keeps that reading (:mod:`vision.unchanged`)."""
 
     def read_windows(self, windows: dict[str, U8]) -> CubeWindows:
         presence: dict[str, float] = {}
         faces: dict[str, npt.NDArray[np.float64]] = {}
         peaks: dict[str, tuple[float, float]] = {}
+        kept = self.kept
         wide = [n for n in WINDOWS if n != "centre"]
         for group in (["centre"], wide):
-            batch = np.stack([windows[n] for n in group])
-            out = self._session.run(None, {"windows": to_tensor(batch)})
-            bias = np.array([self.presence_bias[n] for n in group], dtype=np.float32)
-            pr = sigmoid(np.asarray(out[0], dtype=np.float32).reshape(-1) + bias)
-            fz = _softmax(np.asarray(out[1], dtype=np.float32))
-            for i, n in enumerate(group):
-                presence[n] = float(pr[i])
-                faces[n] = fz[i]
-                if self._has_map:
-                    pmap = np.asarray(out[2], dtype=np.float32)[i, 0]
-                    r, c = np.unravel_index(int(np.argmax(pmap)), pmap.shape)
-                    peaks[n] = ((c + 0.5) * MAP_STRIDE, (r + 0.5) * MAP_STRIDE)
+            todo = [n for n in group if kept is None or kept.changed(n, windows[n])]
+            if todo:
+                batch = np.stack([windows[n] for n in todo])
+                out = self._session.run(None, {"windows": to_tensor(batch)})
+                bias = np.array([self.presence_bias[n] for n in todo], dtype=np.float32)
+                pr = sigmoid(np.asarray(out[0], dtype=np.float32).reshape(-1) + bias)
+                fz = _softmax(np.asarray(out[1], dtype=np.float32))
+                for i, n in enumerate(todo):
+                    presence[n] = float(pr[i])
+                    faces[n] = fz[i]
+                    if self._has_map:
+                        pmap = np.asarray(out[2], dtype=np.float32)[i, 0]
+                        r, c = np.unravel_index(int(np.argmax(pmap)), pmap.shape)
+                        peaks[n] = ((c + 0.5) * MAP_STRIDE, (r + 0.5) * MAP_STRIDE)
+                    if kept is not None:
+                        kept.keep(n, windows[n], (presence[n], faces[n], peaks.get(n)))
+            for n in group:
+                if n not in todo:
+                    presence[n], faces[n], peak = kept.output(n)  # type: ignore[union-attr]
+                    if peak is not None:
+                        peaks[n] = peak
+        # (in the windows' order, whichever were read: the likeliest window is the first of the highest)
+        presence = {n: presence[n] for n in WINDOWS}
         return CubeWindows(presence, faces, peaks if self._has_map else None, self.zone_prior)
 
     def read_face(self, crop: U8) -> npt.NDArray[np.float64]:
@@ -378,9 +394,14 @@ class CubeReader:
             raise ValueError("this cube reader has no face model (face_model=None)")
         if crop.shape != (self.face_crop, self.face_crop, 3):
             raise ValueError(f"the face model reads {self.face_crop} x {self.face_crop} colour crops, got {crop.shape}")
+        if self.kept is not None and not self.kept.changed("face", crop):
+            kept: npt.NDArray[np.float64] = self.kept.output("face")
+            return kept
         turns = to_tensor(np.stack([np.rot90(crop, k) for k in range(FACE_TURNS)]))
         (logits,) = self._face.run(None, {"crops": turns})
         probs: npt.NDArray[np.float64] = _softmax(np.asarray(logits, dtype=np.float32).mean(axis=0, keepdims=True))[0]
+        if self.kept is not None:
+            self.kept.keep("face", crop, probs)
         return probs
 
     def read(self, image: U8, profile: CalibrationProfile, transforms: dict[str, F64] | None = None) -> CubeObservation:

@@ -1321,3 +1321,42 @@ def test_a_rolling_die_is_not_taken_for_gone_when_its_last_spot_is_bare():
     pipe.tracker.update(1, 0.1, dice=[DieObservation(np.full(6, 1 / 6), (640.0, 300.0), None, None, "rolling")])
     pipe._note_gone(table, [])  # not found this frame; where it was last seen is bare table
     assert pipe.tracker.followed_dice() == [(640.0, 300.0)]
+
+
+# ------------------------------------------------------------------------------------------ kept readings
+def _discrete(state: dict[str, Any]) -> dict[str, Any]:
+    """A table state without its probabilities: what the referee decides on."""
+    if isinstance(state, dict):
+        return {k: _discrete(v) for k, v in state.items() if not k.endswith("_p") and k != "confidence"}
+    if isinstance(state, list):
+        return [_discrete(v) for v in state]  # type: ignore[return-value]
+    return state
+
+
+def test_the_pipeline_keeps_unchanged_places_readings_and_emits_what_reading_everything_would():
+    """Decision 0747: the pipeline's recognizer keeps the readings of strips and cube windows whose pixels
+    have not changed; the clip's states are the same in every count, die, cube and hand as when every
+    recognition reads the whole board."""
+    from server.pipeline import FramePipeline, PipelineConfig
+
+    cap = cv2.VideoCapture(str(CLIP))
+    frames = []
+    while True:
+        ok, img = cap.read()
+        if not ok:
+            break
+        frames.append(img)
+    profile = load_profile(CAMERA)
+    runs = {}
+    for keep in (True, False):
+        pipe = FramePipeline(profile, config=PipelineConfig(keep_unchanged=keep))
+        states = []
+        for k, img in enumerate(frames):
+            states += pipe.process(img, k, k / 5.0).states
+        runs[keep] = (pipe, states)
+    kept = runs[True][0].recognizer.board_reader.checkers.kept
+    assert runs[False][0].recognizer.board_reader.checkers.kept is None
+    assert kept is not None and runs[True][0].recognitions >= 3
+    assert kept.reused > kept.reads  # most strips were the same pixels as at their last read
+    assert len(runs[True][1]) == len(runs[False][1]) > 0
+    assert [_discrete(s) for s in runs[True][1]] == [_discrete(s) for s in runs[False][1]]

@@ -26,13 +26,16 @@ def _patch(rng: np.random.Generator) -> np.ndarray:
     return rng.integers(0, 256, (96, 32, 3), dtype=np.uint8)
 
 
-def test_changed_share_counts_pixels_moved_beyond_delta_in_any_channel() -> None:
+def test_changed_share_counts_cells_whose_mean_moved_beyond_delta_in_any_channel() -> None:
     a = np.zeros((10, 10, 3), dtype=np.uint8)
     b = a.copy()
-    b[0, :5, 2] = CHANGE_DELTA + 1  # 5 pixels, one channel
-    b[1, :5, 0] = CHANGE_DELTA      # not beyond delta
-    assert changed_share(a, b) == pytest.approx(0.05)
-    assert changed_share(b, a) == pytest.approx(0.05)  # no uint8 wrap-around either way
+    b[0:2, 0:2, 2] = CHANGE_DELTA + 1  # one 2 x 2 cell of 25, one channel
+    b[4:6, 4:6, 0] = CHANGE_DELTA      # another, not beyond delta
+    b[8, 8, 1] = 4 * CHANGE_DELTA      # one pixel of a cell: its mean stays at delta
+    assert changed_share(a, b) == pytest.approx(1 / 25)
+    assert changed_share(b, a) == pytest.approx(1 / 25)  # no uint8 wrap-around either way
+    b[9, 9, 1] = 4 * CHANGE_DELTA      # two pixels of that cell: its mean moves beyond delta
+    assert changed_share(a, b) == pytest.approx(2 / 25)
 
 
 def test_a_place_is_read_until_kept_then_only_when_it_changes() -> None:
@@ -43,14 +46,17 @@ def test_a_place_is_read_until_kept_then_only_when_it_changes() -> None:
     kept.keep("p1", strip, "first")
     assert not kept.changed("p1", strip.copy())
     assert kept.output("p1") == "first"
-    noisy = np.clip(strip.astype(np.int16) + rng.integers(-8, 9, strip.shape), 0, 255).astype(np.uint8)
-    assert not kept.changed("p1", noisy)  # compression or sensor noise: not a change
-    few = strip.copy()
-    few[0, :5] = 255 - few[0, :5]  # 5 of 3,072 pixels (a speck), under the share
-    assert not kept.changed("p1", few)
+    noisy = np.clip(strip + rng.normal(0.0, 8.0, strip.shape), 0, 255).astype(np.uint8)
+    assert not kept.changed("p1", noisy)  # a camera's noise (8 levels): not a change
+    speck = strip.copy()
+    speck[0, 0] = 255 - speck[0, 0]  # one pixel (a hot pixel, a speck of dust)
+    assert not kept.changed("p1", speck)
     checker = strip.copy()
     checker[40:52, :] = 255 - checker[40:52, :]  # a checker's worth: 384 pixels
     assert kept.changed("p1", checker)
+    pip = strip.copy()
+    pip[10:14, 10:14] = 255 - pip[10:14, 10:14]  # a pip's worth: 16 pixels
+    assert kept.changed("p1", pip)
     assert kept.changed("p1", strip[:48])  # another shape
     assert kept.changed("p2", strip)  # another place
     assert (kept.reads, kept.reused) == (1, 3)

@@ -133,18 +133,15 @@ def _stalled_text(codes: list[int | None]) -> str:
 
 def bench_pipeline(repeat: int = 2) -> None:
     """Frames per second of the live pipeline and of a recognise-every-frame peer on the e2e clip."""
-    import cv2
-
     from server.pipeline import FramePipeline, load_profile
+    from vision.sources import OpenCVProducer
 
     data = REPO / "tests" / "data" / "e2e"
-    cap = cv2.VideoCapture(str(data / "clip.mp4"))
+    clip = OpenCVProducer(str(data / "clip.mp4"))
     frames = []
-    while True:
-        ok, img = cap.read()
-        if not ok:
-            break
+    while (img := clip.read()) is not None:
         frames.append(img)
+    clip.release()
     profile = load_profile(data / "camera.json")
     pipe = FramePipeline(profile)
     rec = pipe.recognizer

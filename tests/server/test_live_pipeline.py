@@ -1338,14 +1338,13 @@ def test_the_pipeline_keeps_unchanged_places_readings_and_emits_what_reading_eve
     have not changed; the clip's states are the same in every count, die, cube and hand as when every
     recognition reads the whole board."""
     from server.pipeline import FramePipeline, PipelineConfig
+    from vision.sources import OpenCVProducer
 
-    cap = cv2.VideoCapture(str(CLIP))
+    clip = OpenCVProducer(str(CLIP))
     frames = []
-    while True:
-        ok, img = cap.read()
-        if not ok:
-            break
+    while (img := clip.read()) is not None:
         frames.append(img)
+    clip.release()
     profile = load_profile(CAMERA)
     runs = {}
     for keep in (True, False):

@@ -133,7 +133,7 @@ def _stalled_text(codes: list[int | None]) -> str:
 
 def bench_pipeline(repeat: int = 2) -> None:
     """Frames per second of the live pipeline and of a recognise-every-frame peer on the e2e clip."""
-    from server.pipeline import FramePipeline, load_profile
+    from server.pipeline import FramePipeline, PipelineConfig, load_profile
     from vision.sources import OpenCVProducer
 
     data = REPO / "tests" / "data" / "e2e"
@@ -152,8 +152,9 @@ def bench_pipeline(repeat: int = 2) -> None:
         recognitions = 0
         for r in range(repeat):
             p = FramePipeline(profile, recognizer=rec)
-            # the pipeline keeps unchanged places' readings, from none (decision 0747); the peer reads every frame whole
-            rec.board_reader.keep_unchanged(name.startswith("pipeline"))
+            # the pipeline keeps unchanged places' readings (from none) when its configuration says so (decision
+            # 0747; off by default); the peer reads every frame whole
+            rec.board_reader.keep_unchanged(name.startswith("pipeline") and PipelineConfig().keep_unchanged)
             for k, img in enumerate(frames):
                 t0 = time.perf_counter()
                 if name.startswith("pipeline"):

@@ -564,11 +564,13 @@ class PipelineConfig:
     pair_apart_frac: float = 0.4
     """Two peaks of the closer look are two dice when their centres lie this share of their boxes' side
     apart or more."""
-    keep_unchanged: bool = True
+    keep_unchanged: bool = False
     """Strips, cube windows and the cube's face whose pixels are as when last read keep that reading
     (:meth:`vision.board_reader.BoardReader.keep_unchanged`, decision 0747): a settled table is
-    recognised every 0.2 s while dice come to rest, and most of it has not changed. For the pipeline's
-    own recognizer; one given to :class:`FramePipeline` is used as it is."""
+    recognised every 0.2 s while dice come to rest, and most of it has not changed (a recognition 65 ->
+    47 ms on seed 306). Off by default: seed 362 served with it lost two turns (the tracker's fused
+    probabilities differ slightly, and a marginal decision under a hand went the other way). For the
+    pipeline's own recognizer; one given to :class:`FramePipeline` is used as it is."""
     rest_claim_px: float = 20.0
     """A die at rest claims only a box this close (frame pixels; a die is about 25 px across at
     720p): a resting die does not jump; one taken away without a hand in view would otherwise

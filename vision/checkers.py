@@ -435,30 +435,28 @@ class CheckerCounter:
         if strips_bgr.shape != (N_STRIPS, STRIP_H, STRIP_W, 3):
             raise ValueError(f"need {N_STRIPS} strips of {STRIP_H}x{STRIP_W}x3, got {strips_bgr.shape}")
         kept = self.kept
-        todo = list(range(N_STRIPS)) if kept is None else [i for i in range(N_STRIPS) if kept.changed(i, strips_bgr[i])]
-        lp = np.empty((N_STRIPS, COUNTS), dtype=np.float64)
-        dp = np.empty((N_STRIPS, COUNTS), dtype=np.float64)
-        if todo:
-            # (standardised over all the frame's strips, as trained, before the ones to read are taken)
-            x = to_tensor(strips_bgr)[todo]
-            kinds = self._kinds[todo]
-            n = len(todo)
+        # the strips are read all again when any has changed: the network's input is standardised over all
+        # the frame's strips, and a hand over some changes what every strip's reading would be (seed 362:
+        # strips kept one by one under hands lost two turns end to end; decision 0747)
+        if kept is not None and not any(kept.changed(i, strips_bgr[i]) for i in range(N_STRIPS)):
+            outputs = [kept.output(i) for i in range(N_STRIPS)]
+            lp = np.stack([o[0] for o in outputs])
+            dp = np.stack([o[1] for o in outputs])
+        else:
+            x = to_tensor(strips_bgr)
+            kinds = self._kinds
             if self.flip_average:
                 x = np.ascontiguousarray(np.concatenate([x, x[..., ::-1]]))
                 kinds = np.concatenate([kinds, kinds])
             light, dark = self._session.run(None, {"strips": x, "kinds": kinds})
-            lt = softmax(np.asarray(light)).astype(np.float64)
-            dt = softmax(np.asarray(dark)).astype(np.float64)
+            lp = softmax(np.asarray(light)).astype(np.float64)
+            dp = softmax(np.asarray(dark)).astype(np.float64)
             if self.flip_average:
-                lt = (lt[:n] + lt[n:]) / 2
-                dt = (dt[:n] + dt[n:]) / 2
-            lp[todo], dp[todo] = lt, dt
+                lp = (lp[:N_STRIPS] + lp[N_STRIPS:]) / 2
+                dp = (dp[:N_STRIPS] + dp[N_STRIPS:]) / 2
             if kept is not None:
-                for j, i in enumerate(todo):
-                    kept.keep(i, strips_bgr[i], (lt[j], dt[j]))
-        if kept is not None:
-            for i in set(range(N_STRIPS)) - set(todo):
-                lp[i], dp[i] = kept.output(i)
+                for i in range(N_STRIPS):
+                    kept.keep(i, strips_bgr[i], (lp[i].copy(), dp[i].copy()))
         if self.tray_tall_share > 0.0:
             lp[self._trays] = spread_tall(lp[self._trays], share=self.tray_tall_share)
             dp[self._trays] = spread_tall(dp[self._trays], share=self.tray_tall_share)

@@ -74,7 +74,7 @@ class KeptReadings:
         self.reads = 0
         """Places read by the network (:meth:`keep`)."""
         self.reused = 0
-        """Places given their kept output (:meth:`changed` said no)."""
+        """Outputs given from the kept readings (:meth:`output`)."""
 
     def changed(self, key: Hashable, pixels: U8) -> bool:
         """Whether ``pixels`` must be read again: nothing kept for ``key``, another shape, or more than
@@ -82,10 +82,7 @@ class KeptReadings:
         old = self._pixels.get(key)
         if old is None or old[0] != pixels.shape:
             return True
-        if moved_share(old[1], pooled(pixels), self.delta) > self.share:
-            return True
-        self.reused += 1
-        return False
+        return moved_share(old[1], pooled(pixels), self.delta) > self.share
 
     def keep(self, key: Hashable, pixels: U8, output: Any) -> None:
         """Keep ``output``, the network's reading of ``pixels`` at ``key``."""
@@ -95,7 +92,9 @@ class KeptReadings:
 
     def output(self, key: Hashable) -> Any:
         """The output kept for ``key`` (KeyError when none)."""
-        return self._outputs[key]
+        out = self._outputs[key]
+        self.reused += 1
+        return out
 
     def clear(self) -> None:
         """Forget every place (a new camera or profile)."""

@@ -1334,7 +1334,7 @@ def _discrete(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_pipeline_keeps_unchanged_places_readings_and_emits_what_reading_everything_would():
-    """Decision 0747: the pipeline's recognizer keeps the readings of strips and cube windows whose pixels
+    """Decision 0747: with keep_unchanged the pipeline keeps the readings of strips and cube windows whose pixels
     have not changed; the clip's states are the same in every count, die, cube and hand as when every
     recognition reads the whole board."""
     from server.pipeline import FramePipeline, PipelineConfig

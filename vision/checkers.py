@@ -427,8 +427,8 @@ class CheckerCounter:
         self.model_path = path
         self._kinds = kinds_onehot()
         self.kept: KeptReadings | None = None
-        """When set (the live pipeline, :meth:`vision.board_reader.BoardReader.keep_unchanged`), a strip whose
-        pixels are as when last read keeps that reading (:mod:`vision.unchanged`)."""
+        """When set (:meth:`vision.board_reader.BoardReader.keep_unchanged`), the strips keep their readings
+        while none of them has changed since it was read (:mod:`vision.unchanged`)."""
 
     def count_strips(self, strips_bgr: U8) -> StripCounts:
         """Classify one frame's 28 strips (cut with :func:`cut_strips`)."""
@@ -436,8 +436,7 @@ class CheckerCounter:
             raise ValueError(f"need {N_STRIPS} strips of {STRIP_H}x{STRIP_W}x3, got {strips_bgr.shape}")
         kept = self.kept
         # the strips are read all again when any has changed: the network's input is standardised over all
-        # the frame's strips, and a hand over some changes what every strip's reading would be (seed 362:
-        # strips kept one by one under hands lost two turns end to end; decision 0747)
+        # the frame's strips, and a hand over some changes what every strip's reading would be (decision 0747)
         if kept is not None and not any(kept.changed(i, strips_bgr[i]) for i in range(N_STRIPS)):
             outputs = [kept.output(i) for i in range(N_STRIPS)]
             lp = np.stack([o[0] for o in outputs])

@@ -352,8 +352,9 @@ class CubeReader:
                 self.face_crop = side
         self.model_path = Path(model_path)
         self.kept: KeptReadings | None = None
-        """When set (the live pipeline, :meth:`vision.board_reader.BoardReader.keep_unchanged`), a window,
-        or the face crop, whose pixels are as when last read keeps that reading (:mod:`vision.unchanged`)."""
+        """When set (:meth:`vision.board_reader.BoardReader.keep_unchanged`; off by default in the live
+        pipeline), a window, or the face crop, whose pixels are as when last read keeps that reading
+        (:mod:`vision.unchanged`)."""
 
     def read_windows(self, windows: dict[str, U8]) -> CubeWindows:
         presence: dict[str, float] = {}
